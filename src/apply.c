@@ -1,0 +1,120 @@
+/*
+ * apply.c - a task handle to an outcome: call pidfd_set_mempolicy (unless
+ * this is a dry run), and when the kernel refuses, gather the context that
+ * tells the admin why.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "apply.h"
+#include "compat.h"
+#include "nodes.h"
+#include "privs.h"
+#include "procfs.h"
+
+static enum failure_reason reason_of_problem(enum handle_problem p)
+{
+	switch (p) {
+	case HANDLE_NO_SUCH_PROCESS: return REASON_NO_SUCH_PROCESS;
+	case HANDLE_NOT_A_PROCESS:   return REASON_NOT_A_PROCESS;
+	case HANDLE_CANNOT_PIN:      return REASON_CANNOT_PIN;
+	case HANDLE_INODE_MISMATCH:  return REASON_INODE_MISMATCH;
+	case HANDLE_GONE:            return REASON_EXITED;
+	case HANDLE_NO_THREAD_PIDFD: return REASON_NO_THREAD_PIDFD;
+	case HANDLE_UNSETTLED:       return REASON_UNSETTLED;
+	case HANDLE_OPEN_FAILED:     return REASON_ERRNO;
+	case HANDLE_OK:              break;
+	}
+	return REASON_NONE;
+}
+
+/* EINVAL after the policy itself was checked: were the nodes outside the
+ * target's cpuset?  The kernel intersects them with Mems_allowed, and
+ * refuses when nothing is left (unless --static or --relative). */
+static bool nodes_outside_cpuset(const struct applier *a, const struct task_handle *h,
+				 struct outcome *o)
+{
+	char path[64], buf[4096], why[256];
+	struct bitmask *allowed = NULL, *refused = NULL;
+	bool outside = false;
+	ssize_t len;
+
+	if (!a->policy->nodes)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)h->pid, (int)h->tid);
+	len = sys_read_file(path, buf, sizeof(buf));
+	if (len < 0 || procfs_status_value(buf, (size_t)len, "Mems_allowed_list",
+					   o->allowed, sizeof(o->allowed)) < 0)
+		return false;
+	if (nodes_parse(o->allowed, &allowed, why, sizeof(why)) < 0)
+		return false;
+	refused = numa_allocate_nodemask();
+	if (!refused)
+		goto out;
+	for (unsigned int n = 0; n < a->policy->nodes->size; n++)
+		if (numa_bitmask_isbitset(a->policy->nodes, n) &&
+		    (n >= allowed->size || !numa_bitmask_isbitset(allowed, n)))
+			numa_bitmask_setbit(refused, n);
+	if (nodes_count(refused) > 0 && nodes_format(refused, o->refused, sizeof(o->refused)) == 0)
+		outside = true;
+out:
+	if (refused)
+		numa_bitmask_free(refused);
+	numa_bitmask_free(allowed);
+	return outside;
+}
+
+static void explain_refusal(const struct applier *a, const struct task_handle *h,
+			    int err, struct outcome *o)
+{
+	o->kind = OUTCOME_FAILED;
+	o->err = err;
+	o->reason = REASON_ERRNO;
+	switch (err) {
+	case ESRCH:
+		o->kind = h->per_thread ? OUTCOME_GONE : OUTCOME_FAILED;
+		o->reason = REASON_EXITED;
+		break;
+	case EPERM:
+		if (h->stat.flags & PMP_PF_KTHREAD)
+			o->reason = REASON_KERNEL_THREAD;
+		else if (privs_have_sys_nice() == 0)
+			o->reason = REASON_NEEDS_CAP;
+		else
+			o->reason = REASON_PTRACE_DENIED;
+		break;
+	case EACCES:
+		o->reason = REASON_PTRACE_DENIED;
+		break;
+	case EINVAL:
+		if (nodes_outside_cpuset(a, h, o))
+			o->reason = REASON_NODES_NOT_ALLOWED;
+		break;
+	default:
+		break;
+	}
+}
+
+void apply_task(const struct applier *a, const struct task_handle *h, struct outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (h->problem != HANDLE_OK) {
+		o->reason = reason_of_problem(h->problem);
+		o->err = h->err;
+		o->kind = (h->problem == HANDLE_GONE && h->per_thread) ? OUTCOME_GONE : OUTCOME_FAILED;
+		return;
+	}
+	if (a->dry_run) {
+		o->kind = OUTCOME_WOULD_APPLY;
+		return;
+	}
+	if (sys_pidfd_set_mempolicy(a->setter, h->pidfd, a->policy->mode | (int)a->policy->flags,
+				    policy_mask_words(a->policy), policy_maxnode(a->policy)) < 0) {
+		explain_refusal(a, h, errno, o);
+		return;
+	}
+	o->kind = OUTCOME_APPLIED;
+}

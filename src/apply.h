@@ -1,0 +1,56 @@
+/*
+ * apply.h - one task handle in, one outcome out.  The outcome carries what
+ * is needed to explain a failure (the target's allowed nodes, whether it is
+ * a kernel thread, whether the caller had CAP_SYS_NICE); it prints nothing.
+ */
+#ifndef PMP_APPLY_H
+#define PMP_APPLY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "policy.h"
+#include "sys.h"
+#include "targets.h"
+
+enum outcome_kind {
+	OUTCOME_APPLIED,
+	OUTCOME_WOULD_APPLY,	/* --dry-run */
+	OUTCOME_GONE,		/* a thread found by -a exited first: not a failure */
+	OUTCOME_FAILED,
+};
+
+enum failure_reason {
+	REASON_NONE,
+	REASON_NO_SUCH_PROCESS,
+	REASON_NOT_A_PROCESS,
+	REASON_CANNOT_PIN,
+	REASON_INODE_MISMATCH,
+	REASON_EXITED,
+	REASON_NO_THREAD_PIDFD,
+	REASON_UNSETTLED,
+	REASON_NEEDS_CAP,
+	REASON_KERNEL_THREAD,
+	REASON_PTRACE_DENIED,
+	REASON_NODES_NOT_ALLOWED,
+	REASON_ERRNO,
+};
+
+struct outcome {
+	enum outcome_kind kind;
+	enum failure_reason reason;
+	int err;		/* the errno behind it, 0 if none */
+	char allowed[128];	/* REASON_NODES_NOT_ALLOWED: target's Mems_allowed_list */
+	char refused[128];	/* REASON_NODES_NOT_ALLOWED: asked-for nodes outside it */
+};
+
+struct applier {
+	const struct setter *setter;
+	const struct policy *policy;
+	bool dry_run;
+};
+
+void apply_task(const struct applier *a, const struct task_handle *h, struct outcome *o);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * compat.h - constants that Debian 12's headers (libnuma 2.0.16, Linux 6.1
+ * uapi) may lack.  Values are the kernel's ABI; each is only defined when the
+ * system headers do not already provide it.
+ */
+#ifndef PMP_COMPAT_H
+#define PMP_COMPAT_H
+
+#include <numaif.h>
+#include <sys/syscall.h>
+
+#ifndef MPOL_DEFAULT
+# define MPOL_DEFAULT 0
+#endif
+#ifndef MPOL_PREFERRED
+# define MPOL_PREFERRED 1
+#endif
+#ifndef MPOL_BIND
+# define MPOL_BIND 2
+#endif
+#ifndef MPOL_INTERLEAVE
+# define MPOL_INTERLEAVE 3
+#endif
+#ifndef MPOL_LOCAL
+# define MPOL_LOCAL 4
+#endif
+#ifndef MPOL_PREFERRED_MANY
+# define MPOL_PREFERRED_MANY 5
+#endif
+/* Linux 6.9 */
+#ifndef MPOL_WEIGHTED_INTERLEAVE
+# define MPOL_WEIGHTED_INTERLEAVE 6
+#endif
+
+#ifndef MPOL_F_STATIC_NODES
+# define MPOL_F_STATIC_NODES (1 << 15)
+#endif
+#ifndef MPOL_F_RELATIVE_NODES
+# define MPOL_F_RELATIVE_NODES (1 << 14)
+#endif
+#ifndef MPOL_F_NUMA_BALANCING
+# define MPOL_F_NUMA_BALANCING (1 << 13)
+#endif
+
+#ifndef __NR_pidfd_open
+# define __NR_pidfd_open 434
+#endif
+/* Linux 6.9: a pidfd that refers to one thread rather than a process. */
+#ifndef PIDFD_THREAD
+# define PIDFD_THREAD 0x80	/* O_EXCL */
+#endif
+
+/* statfs(2) magic of the pidfd filesystem (Linux 6.9), whose inodes are
+ * unique per process and so can pin one. */
+#ifndef PIDFS_MAGIC
+# define PIDFS_MAGIC 0x50494446
+#endif
+
+/* task->flags bit reported in /proc/PID/stat field 9 */
+#define PMP_PF_KTHREAD 0x00200000u
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * pidmempolicy - set the NUMA memory policy of a running process.
+ *
+ * main.c owns the flow and nothing else:
+ *   argv -> request -> policy -> setter (verified syscall) -> targets
+ *        -> apply -> outcomes -> report -> exit status
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "apply.h"
+#include "nodes.h"
+#include "options.h"
+#include "policy.h"
+#include "report.h"
+#include "sys.h"
+#include "targets.h"
+
+struct run {
+	struct applier applier;
+	struct report report;
+};
+
+static void on_task(const struct task_handle *h, void *arg)
+{
+	struct run *run = arg;
+	struct outcome outcome;
+
+	apply_task(&run->applier, h, &outcome);
+	report_task(&run->report, h, &outcome);
+}
+
+/* request -> policy; 0, or -1 after one line on stderr. */
+static int policy_from_request(const struct request *req, struct policy *pol)
+{
+	char why[512];
+
+	pol->mode = req->mode;
+	pol->flags = req->mode_flags;
+	pol->nodes = NULL;
+	if (req->nodes_arg && nodes_parse(req->nodes_arg, &pol->nodes, why, sizeof(why)) < 0)
+		goto invalid;
+	if (policy_check(pol, why, sizeof(why)) < 0)
+		goto invalid;
+	if (!sys_kernel_supports_mode(pol->mode)) {
+		snprintf(why, sizeof(why), "this kernel does not support %s (needs Linux 6.9)",
+			 policy_mode_option(pol->mode));
+		goto invalid;
+	}
+	return 0;
+invalid:
+	fprintf(stderr, "pidmempolicy: %s\n", why);
+	policy_release(pol);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct request req;
+	struct policy policy = { 0 };
+	struct setter setter;
+	struct run run;
+	char policy_text[1200];
+	int status = EXIT_NONE_APPLIED;
+
+	options_parse(argc, argv, &req);
+	if (policy_from_request(&req, &policy) < 0)
+		goto out;
+	if (policy_format(&policy, policy_text, sizeof(policy_text)) < 0) {
+		fprintf(stderr, "pidmempolicy: node list too long to print\n");
+		goto out;
+	}
+
+	if (sys_setter_resolve(&setter, getenv("PIDMEMPOLICY_SYSCALL_NR")) < 0) {
+		if (!req.dry_run) {
+			fprintf(stderr, "pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): %s\n",
+				setter.why);
+			status = EXIT_NOT_PROVIDED;
+			goto out;
+		}
+		fprintf(stderr, "pidmempolicy: note: this kernel does not provide pidfd_set_mempolicy(2) "
+			"(%s); a real run would exit %d\n", setter.why, EXIT_NOT_PROVIDED);
+	}
+
+	run.applier = (struct applier){ .setter = &setter, .policy = &policy, .dry_run = req.dry_run };
+	report_init(&run.report, stdout, stderr, req.verbose && !req.dry_run, policy_text);
+	for (size_t i = 0; i < req.npids; i++) {
+		if (targets_walk(&req.pids[i], req.all_threads, on_task, &run) < 0) {
+			fprintf(stderr, "pidmempolicy: out of memory while listing threads of pid %d\n",
+				(int)req.pids[i].pid);
+			run.report.failed++;
+		}
+	}
+	status = report_finish(&run.report);
+out:
+	policy_release(&policy);
+	options_release(&req);
+	return status;
+}

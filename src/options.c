@@ -1,0 +1,162 @@
+/*
+ * options.c - the argp table and its parser.  Records what was asked and
+ * rejects what is malformed; it neither parses node lists against the
+ * system nor touches /proc or the kernel.
+ */
+#include "config.h"
+
+#include <argp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat.h"
+#include "options.h"
+#include "text.h"
+
+const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
+
+enum {
+	OPT_PREFERRED = 0x100,
+	OPT_DEFAULT,
+	OPT_STATIC,
+	OPT_RELATIVE,
+};
+
+static const struct argp_option option_table[] = {
+	{ NULL, 0, NULL, 0, "Targets:", 1 },
+	{ "pid", 'p', "PID[:INODE][,...]", 0,
+	  "the process to change; repeatable, or a comma list. PID:INODE pins the exact process (pidfd inode)", 1 },
+	{ "all-threads", 'a', NULL, 0, "change every thread of each process, not only the main thread", 1 },
+	{ "all-tasks", 0, NULL, OPTION_ALIAS, NULL, 1 },
+
+	{ NULL, 0, NULL, 0, "Policy (exactly one):", 2 },
+	{ "interleave", 'i', "NODES", 0, "interleave new pages over NODES", 2 },
+	{ "weighted-interleave", 'w', "NODES", 0,
+	  "interleave over NODES by the node weights in /sys/kernel/mm/mempolicy (Linux 6.9)", 2 },
+	{ "membind", 'm', "NODES", 0, "allocate only from NODES", 2 },
+	{ "preferred", OPT_PREFERRED, "NODE", 0, "prefer NODE, fall back to others", 2 },
+	{ "preferred-many", 'P', "NODES", 0, "prefer NODES, fall back to others", 2 },
+	{ "localalloc", 'l', NULL, 0, "allocate on the node of the CPU that faults", 2 },
+	{ "default", OPT_DEFAULT, NULL, 0, "remove the task policy: back to the system default", 2 },
+
+	{ NULL, 0, NULL, 0, "Mode flags:", 3 },
+	{ "static", OPT_STATIC, NULL, 0, "keep NODES as given when the target's cpuset changes (MPOL_F_STATIC_NODES)", 3 },
+	{ "relative", OPT_RELATIVE, NULL, 0, "read NODES relative to the target's cpuset (MPOL_F_RELATIVE_NODES)", 3 },
+	{ "balancing", 'b', NULL, 0, "with --membind: let NUMA balancing migrate within NODES (MPOL_F_NUMA_BALANCING)", 3 },
+
+	{ NULL, 0, NULL, 0, "Output:", 4 },
+	{ "dry-run", 'n', NULL, 0, "resolve and check everything, print what would be set, change nothing", 4 },
+	{ "verbose", 'v', NULL, 0, "print one line per thread set", 4 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+static void set_mode(struct argp_state *state, int mode, const char *option, const char *nodes)
+{
+	struct request *req = state->input;
+
+	if (req->mode >= 0)
+		argp_error(state, "only one policy may be given (%s and %s)", req->mode_option, option);
+	req->mode = mode;
+	req->mode_option = option;
+	req->nodes_arg = nodes;
+}
+
+static error_t parse_option(int key, char *arg, struct argp_state *state)
+{
+	struct request *req = state->input;
+	char why[256];
+
+	switch (key) {
+	case 'p':
+		if (targets_parse_pids(arg, &req->pids, &req->npids, why, sizeof(why)) < 0)
+			argp_error(state, "%s", why);
+		break;
+	case 'a':
+		req->all_threads = true;
+		break;
+	case 'i':
+		set_mode(state, MPOL_INTERLEAVE, "--interleave", arg);
+		break;
+	case 'w':
+		set_mode(state, MPOL_WEIGHTED_INTERLEAVE, "--weighted-interleave", arg);
+		break;
+	case 'm':
+		set_mode(state, MPOL_BIND, "--membind", arg);
+		break;
+	case OPT_PREFERRED:
+		set_mode(state, MPOL_PREFERRED, "--preferred", arg);
+		break;
+	case 'P':
+		set_mode(state, MPOL_PREFERRED_MANY, "--preferred-many", arg);
+		break;
+	case 'l':
+		set_mode(state, MPOL_LOCAL, "--localalloc", NULL);
+		break;
+	case OPT_DEFAULT:
+		set_mode(state, MPOL_DEFAULT, "--default", NULL);
+		break;
+	case OPT_STATIC:
+		req->mode_flags |= MPOL_F_STATIC_NODES;
+		break;
+	case OPT_RELATIVE:
+		req->mode_flags |= MPOL_F_RELATIVE_NODES;
+		break;
+	case 'b':
+		req->mode_flags |= MPOL_F_NUMA_BALANCING;
+		break;
+	case 'n':
+		req->dry_run = true;
+		break;
+	case 'v':
+		req->verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", text_printable(arg, (size_t)-1, why, sizeof(why)));
+		break;
+	case ARGP_KEY_END:
+		if (req->mode < 0)
+			argp_error(state, "no policy given (one of --interleave, --weighted-interleave, "
+				   "--membind, --preferred, --preferred-many, --localalloc, --default)");
+		if (req->npids == 0)
+			argp_error(state, "no target given (-p PID)");
+		if (req->nodes_arg && req->nodes_arg[0] == '+')
+			argp_error(state, "'+NODES' (relative to the caller's cpuset) does not apply to "
+				   "another process; use --relative");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const char doc[] =
+	"Set the NUMA memory policy of a running process, or of each of its threads."
+	"\vNODES is a node list in numactl's syntax: 1,3  0-3  all  !2  and libnuma's "
+	"netdev:DEV, file:PATH, block:DEV, pci:BUS:DEV resolvers. Only allocations made after "
+	"the change follow the new policy; see migratepages(8) for pages already placed.\n\n"
+	"Exit status: 0 all set, 1 none set or usage error, 2 the kernel does not provide "
+	"pidfd_set_mempolicy(2), 64 some set and some failed.";
+
+static const struct argp argp = {
+	option_table, parse_option, "-p PID", doc, NULL, NULL, NULL,
+};
+
+void options_parse(int argc, char **argv, struct request *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->mode = -1;
+	argp_err_exit_status = 1;
+	/* getopt names the program after argv[0]: make it the tool's name
+	 * whatever path it was started by. */
+	if (argc > 0)
+		argv[0] = (char *)PACKAGE_NAME;
+	if (argp_parse(&argp, argc, argv, 0, NULL, req) != 0)
+		exit(1);
+}
+
+void options_release(struct request *req)
+{
+	free(req->pids);
+	req->pids = NULL;
+	req->npids = 0;
+}

@@ -1,0 +1,31 @@
+/*
+ * options.h - the command line into a request: what the user asked for,
+ * checked for form, nothing resolved (node lists stay text, PIDs are not
+ * looked up).  Usage errors exit 1 with argp's "Try ..." hint.
+ */
+#ifndef PMP_OPTIONS_H
+#define PMP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "targets.h"
+
+struct request {
+	int mode;			/* MPOL_*, -1 until a policy option is seen */
+	const char *mode_option;	/* e.g. "--interleave", for messages */
+	const char *nodes_arg;		/* the node list as typed, or NULL */
+	unsigned int mode_flags;	/* MPOL_F_* */
+	struct pid_spec *pids;
+	size_t npids;
+	bool all_threads;
+	bool dry_run;
+	bool verbose;
+};
+
+/* Fill req from argv; exits with status 1 on a usage error. */
+void options_parse(int argc, char **argv, struct request *req);
+
+void options_release(struct request *req);
+
+#endif

@@ -1,0 +1,165 @@
+/*
+ * procfs.c - pure parsers for /proc text.  Every function here either takes
+ * a buffer or a descriptor it is handed, and tolerates any byte sequence:
+ * these parsers are fuzzed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+int procfs_parse_stat(const char *buf, size_t len, struct proc_stat *out)
+{
+	const char *open, *close = NULL, *p, *end = buf + len;
+	size_t namelen;
+	int field;
+
+	memset(out, 0, sizeof(*out));
+	open = memchr(buf, '(', len);
+	if (!open)
+		return -1;
+	for (p = open; p < end; p++)
+		if (*p == ')')
+			close = p;
+	if (!close)
+		return -1;
+	namelen = (size_t)(close - open - 1);
+	if (namelen >= sizeof(out->comm))
+		namelen = sizeof(out->comm) - 1;
+	memcpy(out->comm, open + 1, namelen);
+	out->comm[namelen] = '\0';
+	for (size_t i = 0; i < namelen; i++)
+		if ((unsigned char)out->comm[i] < 0x20 || out->comm[i] == 0x7f)
+			out->comm[i] = '?';
+
+	/* after ") ": field 3 is the state, field 9 the flags */
+	p = close + 1;
+	for (field = 3; field <= 9; field++) {
+		const char *tok;
+		char num[32];
+		size_t toklen;
+
+		while (p < end && *p == ' ')
+			p++;
+		tok = p;
+		while (p < end && *p != ' ' && *p != '\n')
+			p++;
+		toklen = (size_t)(p - tok);
+		if (toklen == 0)
+			return -1;
+		if (field == 3) {
+			if (toklen != 1)
+				return -1;
+			out->state = tok[0];
+		} else if (field == 9) {
+			char *numend;
+
+			if (toklen >= sizeof(num))
+				return -1;
+			memcpy(num, tok, toklen);
+			num[toklen] = '\0';
+			errno = 0;
+			out->flags = strtoul(num, &numend, 10);
+			if (errno || *numend != '\0' || num[0] == '-')
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int procfs_status_value(const char *buf, size_t len, const char *key, char *val, size_t vallen)
+{
+	size_t keylen = strlen(key);
+	const char *line = buf, *end = buf + len;
+
+	while (line < end) {
+		const char *eol = memchr(line, '\n', (size_t)(end - line));
+
+		if (!eol)
+			eol = end;
+		if ((size_t)(eol - line) > keylen && memcmp(line, key, keylen) == 0 &&
+		    line[keylen] == ':') {
+			const char *v = line + keylen + 1;
+			const char *vend = eol;
+			size_t n;
+
+			while (v < vend && (*v == ' ' || *v == '\t'))
+				v++;
+			while (vend > v && (vend[-1] == ' ' || vend[-1] == '\t'))
+				vend--;
+			n = (size_t)(vend - v);
+			if (n >= vallen)
+				return -1;
+			memcpy(val, v, n);
+			val[n] = '\0';
+			return 0;
+		}
+		line = eol + 1;
+	}
+	return -1;
+}
+
+/* Does this kallsyms line ("ADDR TYPE NAME[\t[MODULE]]") name the symbol? */
+static int kallsyms_line_matches(const char *line, size_t len, const char *name, size_t namelen)
+{
+	const char *sym, *symend, *end = line + len;
+
+	sym = memchr(line, ' ', len);		/* after the address */
+	if (!sym)
+		return 0;
+	sym = memchr(sym + 1, ' ', (size_t)(end - sym - 1));	/* after the type */
+	if (!sym)
+		return 0;
+	sym++;
+	for (symend = sym; symend < end && *symend != '\t' && *symend != ' '; symend++)
+		;
+	if ((size_t)(symend - sym) < namelen)
+		return 0;
+	if (memcmp(symend - namelen, name, namelen) != 0)
+		return 0;
+	return (size_t)(symend - sym) == namelen || symend[-(long)namelen - 1] == '_';
+}
+
+int procfs_kallsyms_has(int fd, const char *name)
+{
+	char buf[65536];
+	size_t have = 0, namelen = strlen(name);
+
+	for (;;) {
+		ssize_t got = read(fd, buf + have, sizeof(buf) - have);
+		const char *line, *end;
+
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (got == 0 && have == 0)
+			return 0;
+		end = buf + have + (size_t)got;
+		line = buf;
+		for (;;) {
+			const char *eol = memchr(line, '\n', (size_t)(end - line));
+
+			if (!eol) {
+				if (got == 0) {	/* last line without newline */
+					if (line < end && kallsyms_line_matches(line, (size_t)(end - line), name, namelen))
+						return 1;
+					return 0;
+				}
+				break;
+			}
+			if (kallsyms_line_matches(line, (size_t)(eol - line), name, namelen))
+				return 1;
+			line = eol + 1;
+		}
+		have = (size_t)(end - line);
+		if (have == sizeof(buf))	/* a line longer than the buffer: skip it */
+			have = 0;
+		memmove(buf, line, have);
+	}
+}

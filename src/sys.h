@@ -1,0 +1,50 @@
+/*
+ * sys.h - every raw system call the tool makes on a target, and the
+ * finding and verification of pidfd_set_mempolicy's number.
+ */
+#ifndef PMP_SYS_H
+#define PMP_SYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct setter {
+	long nr;		/* syscall number, -1 when none is known */
+	const char *source;	/* where nr came from, for messages */
+	bool verified;		/* the running kernel provides it at nr */
+	char why[200];		/* when not verified: why not */
+};
+
+/* Choose the number (environment PIDMEMPOLICY_SYSCALL_NR, the kernel headers,
+ * the configured number) and verify that the running kernel provides
+ * pidfd_set_mempolicy at it: /proc/kallsyms must name the syscall, and only
+ * then two harmless probes must answer as only this syscall does
+ * (flags != 0 -> EINVAL; a bad pidfd -> EBADF).  No number is called before
+ * the kallsyms check passes.  Returns 0 when verified, else -1 with why set. */
+int sys_setter_resolve(struct setter *s, const char *env_nr);
+
+/* pidfd_open(2); returns the fd or -1 with errno. */
+int sys_pidfd_open(pid_t pid, unsigned int flags);
+
+/* pidfd_set_mempolicy(2) at the verified number; -1 with errno on failure. */
+int sys_pidfd_set_mempolicy(const struct setter *s, int pidfd, int mode,
+			    const unsigned long *nmask, unsigned long maxnode);
+
+/* 1 if the task behind pidfd has exited, 0 if it is alive, -1 on error. */
+int sys_pidfd_exited(int pidfd);
+
+/* Inode of the pidfd and whether the kernel makes such inodes unique
+ * per process (pidfs, Linux 6.9); -1 with errno on failure. */
+int sys_pidfd_inode(int pidfd, uint64_t *inode, bool *unique);
+
+/* Read a small file (e.g. under /proc) into buf, NUL-terminated.
+ * Returns the length, or -1 with errno. */
+ssize_t sys_read_file(const char *path, char *buf, size_t len);
+
+/* Whether the running kernel knows this policy mode at all (weighted
+ * interleave arrived in Linux 6.9 with /sys/kernel/mm/mempolicy). */
+bool sys_kernel_supports_mode(int mode);
+
+#endif

@@ -1,0 +1,407 @@
+/*
+ * targets.c - PIDs and PID:INODE into confirmed task handles.
+ *
+ * Identity rule: open the pidfd first, then read what /proc says about the
+ * PID or TID, then check that the pidfd's task is still alive.  A TID cannot
+ * be reused while its task lives, so if the task is alive after the read,
+ * the read described the task the pidfd holds.  For PID:INODE the pidfd's
+ * inode must match (only meaningful on pidfs, Linux 6.9).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "sys.h"
+#include "targets.h"
+#include "text.h"
+
+/* The kernel's PID_MAX_LIMIT (4M); no PID can be larger. */
+#define PID_LIMIT 4194304L
+#define MAX_RESCANS 64
+
+static int parse_decimal_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_one_pid(const char *s, size_t len, struct pid_spec *spec, char *why, size_t whylen)
+{
+	const char *colon = memchr(s, ':', len);
+	size_t pidlen = colon ? (size_t)(colon - s) : len;
+	char shown[80];
+	uint64_t v;
+
+	memset(spec, 0, sizeof(*spec));
+	if (parse_decimal_u64(s, pidlen, &v) < 0 || v == 0 || v > PID_LIMIT) {
+		snprintf(why, whylen, "invalid PID '%s': expected a number from 1 to %ld",
+			 text_printable(s, pidlen, shown, sizeof(shown)), PID_LIMIT);
+		return -1;
+	}
+	spec->pid = (pid_t)v;
+	if (colon) {
+		size_t inolen = len - pidlen - 1;
+
+		if (parse_decimal_u64(colon + 1, inolen, &v) < 0 || v == 0) {
+			snprintf(why, whylen, "invalid PID:INODE '%s': the inode must be a positive number",
+				 text_printable(s, len, shown, sizeof(shown)));
+			return -1;
+		}
+		spec->pinned = true;
+		spec->inode = v;
+	}
+	return 0;
+}
+
+int targets_parse_pids(const char *arg, struct pid_spec **specs, size_t *n,
+		       char *why, size_t whylen)
+{
+	size_t count = 1, added = 0;
+	struct pid_spec *grown;
+	const char *p = arg;
+
+	for (const char *c = arg; *c; c++)
+		if (*c == ',')
+			count++;
+	if (count > SIZE_MAX / sizeof(**specs) - *n) {
+		snprintf(why, whylen, "too many PIDs");
+		return -1;
+	}
+	grown = realloc(*specs, (*n + count) * sizeof(**specs));
+	if (!grown) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	*specs = grown;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len == 0) {
+			char shown[80];
+
+			snprintf(why, whylen, "empty PID in list '%s'",
+				 text_printable(arg, (size_t)-1, shown, sizeof(shown)));
+			return -1;
+		}
+		if (parse_one_pid(p, len, &grown[*n + added], why, whylen) < 0)
+			return -1;
+		added++;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	*n += added;
+	return 0;
+}
+
+/* ---- a set of TIDs already visited (open addressing) ------------------ */
+
+struct tidset {
+	pid_t *slots;		/* 0 = empty */
+	size_t cap, used;
+};
+
+static int tidset_grow(struct tidset *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 256;
+	pid_t *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < s->cap; i++) {
+		pid_t t = s->slots[i];
+		size_t j;
+
+		if (!t)
+			continue;
+		for (j = (size_t)t * 2654435761u % cap; slots[j]; j = (j + 1) % cap)
+			;
+		slots[j] = t;
+	}
+	free(s->slots);
+	s->slots = slots;
+	s->cap = cap;
+	return 0;
+}
+
+/* Returns 1 if tid was added, 0 if already there, -1 out of memory. */
+static int tidset_add(struct tidset *s, pid_t tid)
+{
+	size_t j;
+
+	if ((s->used + 1) * 2 > s->cap && tidset_grow(s) < 0)
+		return -1;
+	for (j = (size_t)tid * 2654435761u % s->cap; s->slots[j]; j = (j + 1) % s->cap)
+		if (s->slots[j] == tid)
+			return 0;
+	s->slots[j] = tid;
+	s->used++;
+	return 1;
+}
+
+/* ---- reading /proc ------------------------------------------------------ */
+
+static int read_stat(pid_t pid, pid_t tid, struct proc_stat *st)
+{
+	char path[64], buf[1024];
+	ssize_t len;
+
+	if (tid == pid)
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	len = sys_read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		return -1;
+	if (procfs_parse_stat(buf, (size_t)len, st) < 0) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+static pid_t owner_of(pid_t tid)
+{
+	char path[64], buf[4096], val[32];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	len = sys_read_file(path, buf, sizeof(buf));
+	if (len < 0 || procfs_status_value(buf, (size_t)len, "Tgid", val, sizeof(val)) < 0)
+		return 0;
+	return (pid_t)atoi(val);
+}
+
+static void unknown_comm(struct proc_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	strcpy(st->comm, "?");
+}
+
+/* ---- the process ---------------------------------------------------------- */
+
+static void open_process(const struct pid_spec *spec, struct task_handle *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->pid = h->tid = spec->pid;
+	h->pidfd = -1;
+	unknown_comm(&h->stat);
+
+	h->pidfd = sys_pidfd_open(spec->pid, 0);
+	if (h->pidfd < 0) {
+		int err = errno;
+
+		if (err == ESRCH) {
+			h->problem = HANDLE_NO_SUCH_PROCESS;
+		} else if ((err == EINVAL || err == ENOENT) && (h->owner = owner_of(spec->pid)) > 0 && h->owner != spec->pid) {
+			h->problem = HANDLE_NOT_A_PROCESS;
+		} else {
+			h->problem = HANDLE_OPEN_FAILED;
+			h->err = err;
+		}
+		return;
+	}
+	if (spec->pinned) {
+		bool unique;
+
+		if (sys_pidfd_inode(h->pidfd, &h->inode, &unique) < 0) {
+			h->problem = HANDLE_OPEN_FAILED;
+			h->err = errno;
+			return;
+		}
+		if (!unique) {
+			h->problem = HANDLE_CANNOT_PIN;
+			return;
+		}
+		if (h->inode != spec->inode) {
+			h->problem = HANDLE_INODE_MISMATCH;
+			return;
+		}
+	}
+	if (read_stat(h->pid, h->tid, &h->stat) < 0)
+		unknown_comm(&h->stat);	/* e.g. hidepid: the pidfd still pins it */
+	switch (sys_pidfd_exited(h->pidfd)) {
+	case 0:
+		break;
+	case 1:
+		h->problem = HANDLE_GONE;
+		break;
+	default:
+		h->problem = HANDLE_OPEN_FAILED;
+		h->err = errno;
+	}
+}
+
+static void close_handle(struct task_handle *h)
+{
+	if (h->pidfd >= 0)
+		close(h->pidfd);
+	h->pidfd = -1;
+}
+
+/* ---- one thread ------------------------------------------------------------ */
+
+static void open_thread(const struct task_handle *process, pid_t tid,
+			bool *kernel_lacks_thread_pidfd, struct task_handle *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->pid = process->pid;
+	h->tid = tid;
+	h->per_thread = true;
+	h->pidfd = -1;
+	unknown_comm(&h->stat);
+
+	if (*kernel_lacks_thread_pidfd) {
+		h->problem = HANDLE_NO_THREAD_PIDFD;
+	} else {
+		h->pidfd = sys_pidfd_open(tid, PIDFD_THREAD);
+		if (h->pidfd < 0) {
+			int err = errno;
+
+			if (err == EINVAL) {
+				*kernel_lacks_thread_pidfd = true;
+				h->problem = HANDLE_NO_THREAD_PIDFD;
+			} else if (err == ESRCH) {
+				h->problem = HANDLE_GONE;
+				return;
+			} else {
+				h->problem = HANDLE_OPEN_FAILED;
+				h->err = err;
+			}
+		}
+	}
+	/* Reading task/TID under this PID confirms the thread belongs to it. */
+	if (read_stat(h->pid, tid, &h->stat) < 0) {
+		if (errno == ENOENT || errno == ESRCH) {
+			close_handle(h);
+			h->problem = HANDLE_GONE;
+			return;
+		}
+		unknown_comm(&h->stat);
+	}
+	if (h->pidfd >= 0 && h->problem == HANDLE_OK) {
+		int exited = sys_pidfd_exited(h->pidfd);
+
+		if (exited != 0) {
+			h->problem = exited == 1 ? HANDLE_GONE : HANDLE_OPEN_FAILED;
+			h->err = errno;
+		}
+	}
+}
+
+/* One pass over /proc/PID/task: visit every thread not seen before.
+ * Returns the number of new threads, or -1 (errno set). */
+static long scan_threads(const struct task_handle *process, struct tidset *seen,
+			 bool *kernel_lacks_thread_pidfd, task_visit_fn visit, void *arg)
+{
+	char path[64];
+	struct dirent *de;
+	long fresh = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)process->pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((errno = 0, de = readdir(dir))) {
+		struct task_handle h;
+		pid_t tid;
+		int added;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		tid = (pid_t)atoi(de->d_name);
+		added = tidset_add(seen, tid);
+		if (added < 0) {
+			closedir(dir);
+			errno = ENOMEM;
+			return -1;
+		}
+		if (!added)
+			continue;
+		fresh++;
+		if (tid == process->pid) {
+			h = *process;	/* the leader: the process pidfd itself */
+			h.per_thread = true;
+			visit(&h, arg);
+			continue;
+		}
+		open_thread(process, tid, kernel_lacks_thread_pidfd, &h);
+		visit(&h, arg);
+		close_handle(&h);
+	}
+	if (errno) {
+		int err = errno;
+
+		closedir(dir);
+		errno = err;
+		return -1;
+	}
+	closedir(dir);
+	return fresh;
+}
+
+int targets_walk(const struct pid_spec *spec, bool all_threads,
+		 task_visit_fn visit, void *arg)
+{
+	struct tidset seen = { 0 };
+	bool kernel_lacks_thread_pidfd = false;
+	struct task_handle process;
+	int ret = 0;
+
+	open_process(spec, &process);
+	if (process.problem != HANDLE_OK || !all_threads) {
+		visit(&process, arg);
+		goto out;
+	}
+	for (int pass = 0;; pass++) {
+		long fresh;
+
+		if (pass == MAX_RESCANS) {
+			struct task_handle h = process;
+
+			h.problem = HANDLE_UNSETTLED;
+			visit(&h, arg);
+			break;
+		}
+		fresh = scan_threads(&process, &seen, &kernel_lacks_thread_pidfd, visit, arg);
+		if (fresh < 0) {
+			struct task_handle h = process;
+			int err = errno;
+
+			if (err == ENOMEM) {
+				ret = -1;
+				break;
+			}
+			h.problem = sys_pidfd_exited(process.pidfd) == 1 ? HANDLE_GONE : HANDLE_OPEN_FAILED;
+			h.err = err;
+			visit(&h, arg);
+			break;
+		}
+		if (fresh == 0 || sys_pidfd_exited(process.pidfd) != 0)
+			break;
+	}
+out:
+	close_handle(&process);
+	free(seen.slots);
+	return ret;
+}
