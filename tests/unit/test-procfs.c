@@ -1,0 +1,87 @@
+/* Unit tests: /proc/PID/stat, /proc/PID/status and /proc/kallsyms parsing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "procfs.h"
+#include "tap.h"
+
+static int kallsyms_text_has(const char *text, const char *name)
+{
+	char path[] = "/tmp/pmp-kallsyms-XXXXXX";
+	int fd = mkstemp(path), found;
+	size_t len = strlen(text);
+
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
+		perror("temp file");
+		exit(99);
+	}
+	unlink(path);
+	lseek(fd, 0, SEEK_SET);
+	found = procfs_kallsyms_has(fd, name);
+	close(fd);
+	return found;
+}
+
+int main(void)
+{
+	struct proc_stat st;
+	char val[64], *big;
+	const char *stat1 = "1234 (java) S 1 1234 1234 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 12 0\n";
+	const char *stat2 = "77 (a) b) (c) R 1 77 77 0 -1 2097216 0 0\n";
+	const char *status = "Name:\tbash\nTgid:\t1200\nPid:\t1201\nMems_allowed_list:\t0-1\nCpus_allowed_list:   0-3  \n";
+
+	ok(procfs_parse_stat(stat1, strlen(stat1), &st) == 0, "plain stat parses");
+	is_str(st.comm, "java", "comm");
+	ok(st.state == 'S', "state S");
+	ok(st.flags == 4194560UL, "flags field 9");
+	ok(procfs_parse_stat(stat2, strlen(stat2), &st) == 0, "comm with ') (' parses");
+	is_str(st.comm, "a) b) (c", "comm runs to the last ')'");
+	ok(st.state == 'R' && st.flags == 2097216UL, "fields after a tricky comm; kthread bit set");
+	ok(procfs_parse_stat("12 (x", 5, &st) < 0, "no closing parenthesis");
+	ok(procfs_parse_stat("12 (x) S 1 2", 12, &st) < 0, "truncated line");
+	ok(procfs_parse_stat("12 (x) SS 1 2 3 4 5 6", 22, &st) < 0, "state of two letters");
+	ok(procfs_parse_stat("12 (x) S 1 2 3 4 5 -6", 21, &st) < 0, "negative flags");
+	ok(procfs_parse_stat("12 (\x01y) S 1 2 3 4 5 6", 21, &st) == 0 && strcmp(st.comm, "?y") == 0,
+	   "control characters in comm are masked");
+
+	ok(procfs_status_value(status, strlen(status), "Tgid", val, sizeof(val)) == 0 && strcmp(val, "1200") == 0,
+	   "Tgid value");
+	ok(procfs_status_value(status, strlen(status), "Mems_allowed_list", val, sizeof(val)) == 0 &&
+	   strcmp(val, "0-1") == 0, "Mems_allowed_list value");
+	ok(procfs_status_value(status, strlen(status), "Cpus_allowed_list", val, sizeof(val)) == 0 &&
+	   strcmp(val, "0-3") == 0, "blanks trimmed");
+	ok(procfs_status_value(status, strlen(status), "Pid", val, sizeof(val)) == 0 && strcmp(val, "1201") == 0,
+	   "a key that prefixes another is matched whole");
+	ok(procfs_status_value(status, strlen(status), "Mems", val, sizeof(val)) < 0, "absent key");
+	ok(procfs_status_value(status, strlen(status), "Name", val, 3) < 0, "value too long for the buffer");
+
+	ok(kallsyms_text_has("0000000000000000 T __x64_sys_pidfd_set_mempolicy\n", "sys_pidfd_set_mempolicy") == 1,
+	   "x86_64 wrapper name found");
+	ok(kallsyms_text_has("ffffffff81000000 T sys_pidfd_set_mempolicy", "sys_pidfd_set_mempolicy") == 1,
+	   "bare name without final newline found");
+	ok(kallsyms_text_has("0 T __x64_sys_set_mempolicy\n0 T sys_pidfd_set_mempolicy_x\n0 t xsys_pidfd_set_mempolicy\n",
+			     "sys_pidfd_set_mempolicy") == 0, "near names are not it");
+	ok(kallsyms_text_has("0 T foo\t[mod]\n0 T __ia32_sys_pidfd_set_mempolicy\t[x]\n", "sys_pidfd_set_mempolicy") == 1,
+	   "module column ignored");
+	ok(kallsyms_text_has("", "sys_pidfd_set_mempolicy") == 0, "empty file");
+
+	/* a large file: the symbol far past the read buffer */
+	big = malloc(400000);
+	if (!big)
+		return 99;
+	{
+		static const char line[] = "0000000000000000 T some_symbol_name\n";
+		char *end = big;
+
+		for (int i = 0; i < 10000; i++) {
+			memcpy(end, line, sizeof(line) - 1);
+			end += sizeof(line) - 1;
+		}
+		*end = '\0';
+	}
+	strcat(big, "0000000000000000 T __x64_sys_pidfd_set_mempolicy\n");
+	ok(kallsyms_text_has(big, "sys_pidfd_set_mempolicy") == 1, "found after %zu bytes", strlen(big));
+	free(big);
+	return tap_done();
+}

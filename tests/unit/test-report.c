@@ -1,0 +1,81 @@
+/* Unit tests: errno and problems into the admin's words; exit statuses. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "report.h"
+#include "tap.h"
+
+static const char *reason(const struct task_handle *h, const struct outcome *o)
+{
+	static char buf[512];
+
+	report_reason(h, o, buf, sizeof(buf));
+	return buf;
+}
+
+int main(void)
+{
+	struct task_handle h = { .pid = 1200, .tid = 1201, .per_thread = true, .owner = 1200 };
+	struct outcome o = { .kind = OUTCOME_FAILED };
+	struct report r;
+	char name[128];
+	FILE *sink = fopen("/dev/null", "w");
+
+	if (!sink)
+		return 99;
+	strcpy(h.stat.comm, "java");
+	report_task_name(&h, name, sizeof(name));
+	is_str(name, "tid 1201 (java) of pid 1200", "thread name");
+	h.per_thread = false;
+	h.tid = 1200;
+	report_task_name(&h, name, sizeof(name));
+	is_str(name, "pid 1200 (java)", "process name");
+	strcpy(h.stat.comm, "?");
+	report_task_name(&h, name, sizeof(name));
+	is_str(name, "pid 1200", "unknown comm left out");
+
+	o.reason = REASON_NEEDS_CAP;
+	is_str(reason(&h, &o), "needs CAP_SYS_NICE (try sudo)", "EPERM without the capability");
+	o.reason = REASON_PTRACE_DENIED;
+	is_str(reason(&h, &o),
+	       "not allowed to access pid 1200 (ptrace access mode check; see PERMISSIONS in pidmempolicy(8))",
+	       "ptrace denial");
+	o.reason = REASON_KERNEL_THREAD;
+	is_str(reason(&h, &o), "pid 1200 is a kernel thread; its policy cannot be changed", "kernel thread");
+	o.reason = REASON_NODES_NOT_ALLOWED;
+	strcpy(o.refused, "3");
+	strcpy(o.allowed, "0-1");
+	is_str(reason(&h, &o), "nodes 3 not allowed for pid 1200 (its Mems_allowed_list: 0-1)", "cpuset");
+	o.reason = REASON_NO_THREAD_PIDFD;
+	is_str(reason(&h, &o), "this kernel cannot address single threads (needs PIDFD_THREAD, Linux 6.9)",
+	       "no thread pidfds");
+	o.reason = REASON_EXITED;
+	is_str(reason(&h, &o), "pid 1200 has exited", "exited");
+	o.reason = REASON_NO_SUCH_PROCESS;
+	is_str(reason(&h, &o), "no such process", "no such process");
+	h.pid = 1201;
+	o.reason = REASON_NOT_A_PROCESS;
+	is_str(reason(&h, &o), "1201 is a thread of pid 1200, not a process (use -p 1200 -a for every thread)",
+	       "a TID given as PID");
+	o.reason = REASON_ERRNO;
+	o.err = ENOMEM;
+	is_str(reason(&h, &o), "Cannot allocate memory (ENOMEM)", "other errno, named");
+
+	/* exit statuses */
+	report_init(&r, sink, sink, false, "interleave:0");
+	ok(report_finish(&r) == EXIT_NONE_APPLIED, "nothing done: 1");
+	o.kind = OUTCOME_APPLIED;
+	report_task(&r, &h, &o);
+	ok(report_finish(&r) == EXIT_ALL_APPLIED, "all applied: 0");
+	o.kind = OUTCOME_GONE;
+	report_task(&r, &h, &o);
+	ok(report_finish(&r) == EXIT_ALL_APPLIED, "a thread that exited is no failure: 0");
+	o.kind = OUTCOME_FAILED;
+	report_task(&r, &h, &o);
+	ok(report_finish(&r) == EXIT_PARTIAL, "some applied, some failed: 64");
+	report_init(&r, sink, sink, false, "interleave:0");
+	report_task(&r, &h, &o);
+	ok(report_finish(&r) == EXIT_NONE_APPLIED, "only failures: 1");
+	fclose(sink);
+	return tap_done();
+}
