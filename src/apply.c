@@ -31,18 +31,18 @@ static enum failure_reason reason_of_problem(enum handle_problem p)
 	return REASON_NONE;
 }
 
-/* EINVAL after the policy itself was checked: were the nodes outside the
- * target's cpuset?  The kernel intersects them with Mems_allowed, and
- * refuses when nothing is left (unless --static or --relative). */
-static bool nodes_outside_cpuset(const struct applier *a, const struct task_handle *h,
-				 struct outcome *o)
+/* Would the target's cpuset leave none of the nodes?  The kernel
+ * intersects them with the target's Mems_allowed (after remapping them for
+ * --relative, which so never comes out empty) and refuses an empty result. */
+static bool cpuset_refuses(const struct applier *a, const struct task_handle *h,
+			   struct outcome *o)
 {
 	char path[64], buf[4096], why[256];
 	struct bitmask *allowed = NULL, *refused = NULL;
-	bool outside = false;
+	bool refuses = false;
 	ssize_t len;
 
-	if (!a->policy->nodes)
+	if (!a->policy->nodes || (a->policy->flags & MPOL_F_RELATIVE_NODES))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)h->pid, (int)h->tid);
 	len = sys_read_file(path, buf, sizeof(buf));
@@ -58,13 +58,30 @@ static bool nodes_outside_cpuset(const struct applier *a, const struct task_hand
 		if (numa_bitmask_isbitset(a->policy->nodes, n) &&
 		    (n >= allowed->size || !numa_bitmask_isbitset(allowed, n)))
 			numa_bitmask_setbit(refused, n);
-	if (nodes_count(refused) > 0 && nodes_format(refused, o->refused, sizeof(o->refused)) == 0)
-		outside = true;
+	refuses = nodes_count(refused) == nodes_count(a->policy->nodes) &&
+		  nodes_format(refused, o->refused, sizeof(o->refused)) == 0;
 out:
 	if (refused)
 		numa_bitmask_free(refused);
 	numa_bitmask_free(allowed);
-	return outside;
+	return refuses;
+}
+
+/* --dry-run: foresee the refusals that can be foreseen without the call
+ * (kernel thread, missing CAP_SYS_NICE, nodes outside the target's cpuset);
+ * the ptrace access check can only be known by the kernel. */
+static void foresee_refusal(const struct applier *a, const struct task_handle *h,
+			    struct outcome *o)
+{
+	o->kind = OUTCOME_FAILED;
+	if (h->stat.flags & PMP_PF_KTHREAD)
+		o->reason = REASON_KERNEL_THREAD;
+	else if (privs_have_sys_nice() == 0)
+		o->reason = REASON_NEEDS_CAP;
+	else if (cpuset_refuses(a, h, o))
+		o->reason = REASON_NODES_NOT_ALLOWED;
+	else
+		o->kind = OUTCOME_WOULD_APPLY;
 }
 
 static void explain_refusal(const struct applier *a, const struct task_handle *h,
@@ -90,7 +107,7 @@ static void explain_refusal(const struct applier *a, const struct task_handle *h
 		o->reason = REASON_PTRACE_DENIED;
 		break;
 	case EINVAL:
-		if (nodes_outside_cpuset(a, h, o))
+		if (cpuset_refuses(a, h, o))
 			o->reason = REASON_NODES_NOT_ALLOWED;
 		break;
 	default:
@@ -108,7 +125,7 @@ void apply_task(const struct applier *a, const struct task_handle *h, struct out
 		return;
 	}
 	if (a->dry_run) {
-		o->kind = OUTCOME_WOULD_APPLY;
+		foresee_refusal(a, h, o);
 		return;
 	}
 	if (sys_pidfd_set_mempolicy(a->setter, h->pidfd, a->policy->mode | (int)a->policy->flags,

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 	}
 
 	run.applier = (struct applier){ .setter = &setter, .policy = &policy, .dry_run = req.dry_run };
-	report_init(&run.report, stdout, stderr, req.verbose && !req.dry_run, policy_text);
+	report_init(&run.report, stdout, stderr, req.verbose, req.dry_run, policy_text);
 	for (size_t i = 0; i < req.npids; i++) {
 		if (targets_walk(&req.pids[i], req.all_threads, on_task, &run) < 0) {
 			fprintf(stderr, "pidmempolicy: out of memory while listing threads of pid %d\n",

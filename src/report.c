@@ -8,12 +8,14 @@
 
 #include "report.h"
 
-void report_init(struct report *r, FILE *out, FILE *err, bool verbose, const char *policy_text)
+void report_init(struct report *r, FILE *out, FILE *err, bool verbose, bool dry_run,
+		 const char *policy_text)
 {
 	memset(r, 0, sizeof(*r));
 	r->out = out;
 	r->err = err;
 	r->verbose = verbose;
+	r->dry_run = dry_run;
 	r->policy_text = policy_text;
 }
 
@@ -103,7 +105,10 @@ void report_task(struct report *r, const struct task_handle *h, const struct out
 	case OUTCOME_FAILED:
 		r->failed++;
 		report_reason(h, o, why, sizeof(why));
-		fprintf(r->err, "pidmempolicy: failed to set %s: %s\n", name, why);
+		if (r->dry_run)
+			fprintf(r->err, "pidmempolicy: would fail to set %s: %s\n", name, why);
+		else
+			fprintf(r->err, "pidmempolicy: failed to set %s: %s\n", name, why);
 		break;
 	}
 }
@@ -111,7 +116,9 @@ void report_task(struct report *r, const struct task_handle *h, const struct out
 int report_finish(struct report *r)
 {
 	if (r->verbose)
-		fprintf(r->out, "%lu set, %lu failed, %lu exited\n", r->applied, r->failed, r->gone);
+		fprintf(r->out, r->dry_run ? "%lu would be set, %lu would fail, %lu exited\n"
+					   : "%lu set, %lu failed, %lu exited\n",
+			r->applied, r->failed, r->gone);
 	if (fflush(r->out) != 0)
 		return EXIT_NONE_APPLIED;
 	if (r->failed == 0 && r->applied > 0)

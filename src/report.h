@@ -23,11 +23,13 @@ enum {
 struct report {
 	FILE *out, *err;
 	bool verbose;
+	bool dry_run;			/* failures are foreseen, not met */
 	const char *policy_text;	/* the policy, in the kernel's text form */
 	unsigned long applied, failed, gone;
 };
 
-void report_init(struct report *r, FILE *out, FILE *err, bool verbose, const char *policy_text);
+void report_init(struct report *r, FILE *out, FILE *err, bool verbose, bool dry_run,
+		 const char *policy_text);
 
 /* "pid 1200 (java)" or "tid 1201 (worker) of pid 1200". */
 void report_task_name(const struct task_handle *h, char *buf, size_t len);

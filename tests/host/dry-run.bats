@@ -52,14 +52,14 @@ teardown() { stop_threaded; }
 	[ "$status" -eq 64 ]
 	[ "${lines[0]}" = "would set pid $THREADED_PID (python3) to local" ]
 	[ "${lines[1]}" = "would set pid $$ (bash) to local" ]
-	[[ "$stderr" == *"pidmempolicy: failed to set pid $gone: no such process"* ]]
+	[[ "$stderr" == *"pidmempolicy: would fail to set pid $gone: no such process"* ]]
 }
 
 @test "dry run of a PID that is no process: 1" {
 	run --separate-stderr "$PMP" -n -l -p 4194304
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	[[ "$stderr" == *"pidmempolicy: failed to set pid 4194304: no such process" ]]
+	[[ "$stderr" == *"pidmempolicy: would fail to set pid 4194304: no such process" ]]
 }
 
 @test "a thread id given as PID is named as a thread of its process" {
@@ -68,7 +68,7 @@ teardown() { stop_threaded; }
 	[ "$tid" != "$THREADED_PID" ]
 	run --separate-stderr "$PMP" -n -l -p "$tid"
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"pidmempolicy: failed to set pid $tid: $tid is a thread of pid $THREADED_PID, not a process (use -p $THREADED_PID -a for every thread)" ]]
+	[[ "$stderr" == *"pidmempolicy: would fail to set pid $tid: $tid is a thread of pid $THREADED_PID, not a process (use -p $THREADED_PID -a for every thread)" ]]
 }
 
 @test "PID:INODE with the pidfd's own inode pins the process" {
@@ -87,7 +87,7 @@ teardown() { stop_threaded; }
 @test "PID:INODE with another inode is refused: the PID is another process now" {
 	run --separate-stderr "$PMP" -n -l -p "$$:1"
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"pidmempolicy: failed to set pid $$: pid $$ is another process now (its pidfd inode is $(pidfd_inode $$))" || "$stderr" == *"this kernel cannot pin PID:INODE"* ]]
+	[[ "$stderr" == *"pidmempolicy: would fail to set pid $$: pid $$ is another process now (its pidfd inode is $(pidfd_inode $$))" || "$stderr" == *"this kernel cannot pin PID:INODE"* ]]
 }
 
 @test "dry run changes nothing: the target's policy is still default" {
@@ -103,4 +103,19 @@ teardown() { stop_threaded; }
 	run --separate-stderr "$PMP" -v -l -p $$
 	[ "$status" -eq 2 ]
 	[ -z "$output" ]
+}
+
+@test "dry run foresees a kernel thread: would fail, exit 1" {
+	run --separate-stderr "$PMP" -n --interleave=0 -p 2
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *$'\n'"pidmempolicy: would fail to set pid 2 (kthreadd): pid 2 is a kernel thread; its policy cannot be changed" ]]
+}
+
+@test "dry run foresees a caller without CAP_SYS_NICE" {
+	start_threaded 0
+	run --separate-stderr setpriv --bounding-set=-sys_nice -- "$PMP" -n -v --localalloc -p "$THREADED_PID"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *$'\n'"pidmempolicy: would fail to set pid $THREADED_PID (python3): needs CAP_SYS_NICE (try sudo)" ]]
+	[ "$output" = "0 would be set, 1 would fail, 0 exited" ]
 }
