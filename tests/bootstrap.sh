@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# bootstrap.sh - everything from a fresh Debian 12 to a result.
+#
+#   bash tests/bootstrap.sh demo    install, build, boot the patched kernel in
+#                                   QEMU and show a live process's policy and
+#                                   page placement change
+#   bash tests/bootstrap.sh check   install, build, run every suite (unit,
+#                                   host bats, guest bats in QEMU on the
+#                                   patched and the stock kernel) and end with
+#                                   "N passed, N failed"
+#   bash tests/bootstrap.sh deps    install the Debian packages only
+#   bash tests/bootstrap.sh build   configure and build into $PMP_BUILD_DIR
+#
+# Needs root (apt-get, and the guest runs as root).  The build goes to
+# $PMP_BUILD_DIR (default: _build in the source tree); kernels are cached in
+# ${XDG_CACHE_HOME:-~/.cache}/pidmempolicy.
+set -euo pipefail
+
+prog=${0##*/}
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+builddir=${PMP_BUILD_DIR:-$srcdir/_build}
+
+# What the project needs from Debian 12, and why.
+packages=(
+	build-essential autoconf automake pkg-config	# the build
+	libnuma-dev libcap-dev				# libraries the tool uses
+	clang						# second compiler, -Werror
+	bats bash-completion mandoc groff-base strace python3	# host tests
+	linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils	# the test kernels
+	cpio busybox-static bash-static qemu-system-x86	# the guest
+	libcap2-bin					# capsh, for exploring by hand
+)
+
+die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 1; }
+
+deps() {
+	local missing=()
+	for p in "${packages[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}): run as root"
+	echo "$prog: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >&2
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+}
+
+build() {
+	( cd "$srcdir" && autoreconf -fi ) >&2
+	mkdir -p "$builddir"
+	( cd "$builddir" &&
+	  { [ -f Makefile ] || "$srcdir/configure" --with-pidfd-set-mempolicy-nr=451 --enable-werror; } &&
+	  make -j"$(nproc)" all && make -j"$(nproc)" check TESTS= ) >&2
+}
+
+# Sum the per-test results that automake's TAP driver wrote into *.trs.
+summarize() {
+	local pass fail skip
+	pass=$(find "$builddir/tests" -name '*.trs' -exec cat {} + | grep -c '^:test-result: PASS' || true)
+	fail=$(find "$builddir/tests" -name '*.trs' -exec cat {} + | grep -Ec '^:test-result: (FAIL|XPASS|ERROR)' || true)
+	skip=$(find "$builddir/tests" -name '*.trs' -exec cat {} + | grep -Ec '^:test-result: (SKIP|XFAIL)' || true)
+	echo "$pass passed, $fail failed, $skip skipped"
+	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+}
+
+check() {
+	local rc=0
+	find "$builddir/tests" -name '*.trs' -delete 2>/dev/null || true
+	( cd "$builddir" && make -j1 check ) || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "$prog: make check failed; logs:" >&2
+		find "$builddir/tests" -name '*.log' ! -name test-suite.log -exec grep -l -E '^(not ok|FAIL|ERROR)' {} + 2>/dev/null |
+			while read -r log; do echo "=== $log" >&2; tail -n 60 "$log" >&2; done
+	fi
+	summarize || rc=1
+	return "$rc"
+}
+
+case ${1:-} in
+deps)  deps ;;
+build) deps; build ;;
+demo)  deps; build; make -C "$builddir" demo ;;
+check) deps; build; check ;;
+*) echo "usage: $prog deps|build|demo|check" >&2; exit 2 ;;
+esac
