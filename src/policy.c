@@ -99,20 +99,29 @@ int policy_check(const struct policy *p, char *why, size_t whylen)
 int policy_format(const struct policy *p, char *buf, size_t len)
 {
 	const char *name = policy_mode_name(p->mode);
-	const char *flag = "";
+	const char *node_flag = "", *bar = "", *balancing = "";
 	char list[1024];
 	int n;
 
 	if (!name)
 		return -1;
+	/* as mpol_to_str() of Linux >= 6.10: "=static", "=relative",
+	 * "=balancing", "=static|balancing" (6.1 prints "=" alone for
+	 * balancing) */
 	if (p->flags & MPOL_F_STATIC_NODES)
-		flag = "=static";
+		node_flag = "static";
 	else if (p->flags & MPOL_F_RELATIVE_NODES)
-		flag = "=relative";
+		node_flag = "relative";
+	if (p->flags & MPOL_F_NUMA_BALANCING) {
+		balancing = "balancing";
+		bar = node_flag[0] ? "|" : "";
+	}
 	list[0] = '\0';
 	if (p->nodes && nodes_format(p->nodes, list, sizeof(list)) < 0)
 		return -1;
-	n = snprintf(buf, len, "%s%s%s%s", name, flag, list[0] ? ":" : "", list);
+	n = snprintf(buf, len, "%s%s%s%s%s%s%s", name,
+		     (node_flag[0] || balancing[0]) ? "=" : "", node_flag, bar, balancing,
+		     list[0] ? ":" : "", list);
 	return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }
 

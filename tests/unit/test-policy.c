@@ -127,6 +127,9 @@ int main(void)
 	is_str(format(MPOL_INTERLEAVE, 0, "0"), "interleave:0", "interleave text");
 	is_str(format(MPOL_BIND, MPOL_F_STATIC_NODES, "0"), "bind=static:0", "static flag text");
 	is_str(format(MPOL_PREFERRED_MANY, MPOL_F_RELATIVE_NODES, "0"), "prefer (many)=relative:0", "relative flag text");
+	is_str(format(MPOL_BIND, MPOL_F_NUMA_BALANCING, "0"), "bind=balancing:0", "balancing flag text");
+	is_str(format(MPOL_BIND, MPOL_F_NUMA_BALANCING | MPOL_F_STATIC_NODES, "0"), "bind=static|balancing:0",
+	       "static and balancing text");
 	is_str(format(MPOL_LOCAL, 0, NULL), "local", "local text");
 	is_str(format(MPOL_DEFAULT, 0, NULL), "default", "default text");
 	is_str(format(MPOL_WEIGHTED_INTERLEAVE, 0, "0"), "weighted interleave:0", "weighted interleave text");
