@@ -10,7 +10,7 @@ teardown() { stop_threaded; }
 
 @test "dry run of the process: one line for its main thread" {
 	start_threaded 3
-	run --separate-stderr "$PMP_FORBID" 451 -- "$PMP" --dry-run --interleave=0 -p "$THREADED_PID"
+	run --separate-stderr "$PMP_SECCOMP" --deny=451 -- "$PMP" --dry-run --interleave=0 -p "$THREADED_PID"
 	[ "$status" -eq 0 ]
 	[ "$output" = "would set pid $THREADED_PID (python3) to interleave:0" ]
 	[[ "$stderr" =~ $NOTE_RE ]]
@@ -18,7 +18,7 @@ teardown() { stop_threaded; }
 
 @test "dry run with -a: one line per thread, every thread of /proc/PID/task" {
 	start_threaded 3
-	run --separate-stderr "$PMP_FORBID" 451 -- "$PMP" -n -a --membind=all -p "$THREADED_PID"
+	run --separate-stderr "$PMP_SECCOMP" --deny=451 -- "$PMP" -n -a --membind=all -p "$THREADED_PID"
 	[ "$status" -eq 0 ]
 	want=""
 	for t in $(ls /proc/$THREADED_PID/task | sort -n); do

@@ -7,7 +7,7 @@ bats_require_minimum_version 1.5.0
 PMP_SRCDIR=${PMP_SRCDIR:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
 PMP_BUILDDIR=${PMP_BUILDDIR:-$PMP_SRCDIR}
 PMP=${PIDMEMPOLICY:-$PMP_BUILDDIR/src/pidmempolicy}
-PMP_FORBID=$PMP_BUILDDIR/tests/helpers/pmp-forbid
+PMP_SECCOMP=$PMP_BUILDDIR/tests/helpers/pmp-seccomp
 TRY_LINE="Try \`pidmempolicy --help' or \`pidmempolicy --usage' for more information."
 
 # Syscalls that a refused invocation must never reach: pidfd_open (434) and
@@ -18,7 +18,7 @@ NO_CHANGE_SYSCALLS=434,451
 # stdout, MESSAGE and the "Try" line on stderr, and not one pidfd opened.
 bad_usage() {
 	local msg=$1; shift
-	run --separate-stderr "$PMP_FORBID" "$NO_CHANGE_SYSCALLS" -- "$PMP" "$@"
+	run --separate-stderr "$PMP_SECCOMP" --deny="$NO_CHANGE_SYSCALLS" -- "$PMP" "$@"
 	echo "status=$status stdout=[$output] stderr=[$stderr]"
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
@@ -31,7 +31,7 @@ bad_usage() {
 # policy rules): exit 1, exactly one line on stderr, nothing called.
 bad_input() {
 	local msg=$1; shift
-	run --separate-stderr "$PMP_FORBID" "$NO_CHANGE_SYSCALLS" -- "$PMP" "$@"
+	run --separate-stderr "$PMP_SECCOMP" --deny="$NO_CHANGE_SYSCALLS" -- "$PMP" "$@"
 	echo "status=$status stdout=[$output] stderr=[$stderr]"
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]

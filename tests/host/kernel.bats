@@ -15,26 +15,26 @@ setup() {
 }
 
 @test "the seccomp guard really kills a process that calls 451 (positive control)" {
-	run "$PMP_FORBID" 451 -- python3 -c 'import ctypes; ctypes.CDLL(None).syscall(451, -1, 0, 0, 0, 1)'
+	run "$PMP_SECCOMP" --deny=451 -- python3 -c 'import ctypes; ctypes.CDLL(None).syscall(451, -1, 0, 0, 0, 1)'
 	[ "$status" -eq 159 ]
 }
 
 @test "stock kernel: exit 2 with the reason, and 451 never called" {
-	run --separate-stderr "$PMP_FORBID" 451 -- "$PMP" --interleave=0 -p $$
+	run --separate-stderr "$PMP_SECCOMP" --deny=451 -- "$PMP" --interleave=0 -p $$
 	[ "$status" -eq 2 ]
 	[ -z "$output" ]
 	[ "$stderr" = "$NOT_PROVIDED" ]
 }
 
 @test "stock kernel: the run-time override to 451 is refused the same way" {
-	PIDMEMPOLICY_SYSCALL_NR=451 run --separate-stderr "$PMP_FORBID" 451 -- "$PMP" -a --membind=0 -p $$
+	PIDMEMPOLICY_SYSCALL_NR=451 run --separate-stderr "$PMP_SECCOMP" --deny=451 -- "$PMP" -a --membind=0 -p $$
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "$NOT_PROVIDED" ]
 }
 
 @test "stock kernel: every number in the new-syscall range is refused without a call" {
 	for nr in 435 440 449 450 451 452 462 463 470; do
-		PIDMEMPOLICY_SYSCALL_NR=$nr run --separate-stderr "$PMP_FORBID" "$nr" -- "$PMP" -l -p $$
+		PIDMEMPOLICY_SYSCALL_NR=$nr run --separate-stderr "$PMP_SECCOMP" --deny="$nr" -- "$PMP" -l -p $$
 		echo "nr=$nr status=$status stderr=$stderr"
 		[ "$status" -eq 2 ]
 		[ "$stderr" = "$NOT_PROVIDED" ]
@@ -50,7 +50,7 @@ setup() {
 }
 
 @test "a number older than pidfd_open is refused before anything" {
-	PIDMEMPOLICY_SYSCALL_NR=60 run --separate-stderr "$PMP_FORBID" 60 -- "$PMP" -l -p $$
+	PIDMEMPOLICY_SYSCALL_NR=60 run --separate-stderr "$PMP_SECCOMP" --deny=60 -- "$PMP" -l -p $$
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): syscall 60 (from PIDMEMPOLICY_SYSCALL_NR) is older than pidfd_open and cannot be it" ]
 }

@@ -6,7 +6,7 @@
 load helpers
 
 @test "the seccomp guard really kills on pidfd_open (positive control)" {
-	run "$PMP_FORBID" 434 -- python3 -c 'import os; os.pidfd_open(os.getpid())'
+	run "$PMP_SECCOMP" --deny=434 -- python3 -c 'import os; os.pidfd_open(os.getpid())'
 	[ "$status" -eq 159 ]
 }
 
