@@ -84,6 +84,17 @@ static void foresee_refusal(const struct applier *a, const struct task_handle *h
 		o->kind = OUTCOME_WOULD_APPLY;
 }
 
+static void explain_read_failure(const struct task_handle *h, int err, struct outcome *o)
+{
+	o->kind = OUTCOME_FAILED;
+	o->err = err;
+	o->reason = REASON_ERRNO;
+	if (err == ENOENT || err == ESRCH) {
+		o->kind = h->per_thread ? OUTCOME_GONE : OUTCOME_FAILED;
+		o->reason = REASON_EXITED;
+	}
+}
+
 static void explain_refusal(const struct applier *a, const struct task_handle *h,
 			    int err, struct outcome *o)
 {
@@ -115,18 +126,96 @@ static void explain_refusal(const struct applier *a, const struct task_handle *h
 	}
 }
 
-void apply_task(const struct applier *a, const struct task_handle *h, struct outcome *o)
+/* --show: the thread's policy and allowed nodes, its process's pages
+ * (read once per process, not once per thread). */
+static void read_state(struct applier *a, const struct task_handle *h, struct outcome *o)
+{
+	if (a->pages_of != h->pid) {
+		a->pages_of = 0;
+		if (inspect_process_pages(h->pid, &a->pages) < 0) {
+			explain_read_failure(h, errno, o);
+			return;
+		}
+		a->pages_of = h->pid;
+	}
+	if (inspect_thread(h->pid, h->tid, &o->state) < 0) {
+		explain_read_failure(h, errno, o);
+		return;
+	}
+	memcpy(o->state.pages, a->pages.pages, sizeof(o->state.pages));
+	o->state.nnodes = a->pages.nnodes;
+	o->kind = OUTCOME_SHOWN;
+}
+
+/* Move the pages the process already has onto the policy's nodes:
+ * migrate_pages(2) from every other node to them.  Done on the main
+ * thread's handle, while its pidfd is held and alive, so the PID still
+ * names the process that was confirmed. */
+static void migrate_process(const struct applier *a, const struct task_handle *h, struct outcome *o)
+{
+	struct bitmask *from;
+	long r;
+
+	if (h->tid != h->pid || !a->policy->nodes)
+		return;
+	from = numa_allocate_nodemask();
+	if (!from) {
+		o->migrate_err = ENOMEM;
+		return;
+	}
+	for (unsigned int n = 0; n < numa_nodes_ptr->size && n < from->size; n++)
+		if (numa_bitmask_isbitset(numa_nodes_ptr, n) && !numa_bitmask_isbitset(a->policy->nodes, n))
+			numa_bitmask_setbit(from, n);
+	if (nodes_count(from) == 0) {
+		o->nothing_to_move = true;
+	} else if (sys_pidfd_exited(h->pidfd) != 0) {
+		o->migrate_err = ESRCH;
+	} else {
+		r = numa_migrate_pages(h->pid, from, a->policy->nodes);
+		if (r < 0) {
+			o->migrate_err = errno;
+		} else {
+			o->migrated = true;
+			o->not_moved = r;
+		}
+	}
+	numa_bitmask_free(from);
+}
+
+void apply_task(struct applier *a, const struct task_handle *h, struct outcome *o)
 {
 	memset(o, 0, sizeof(*o));
+	/* reading /proc needs no pidfd: a kernel without thread pidfds can
+	 * still show every thread */
+	if (a->action == ACTION_SHOW && h->problem == HANDLE_NO_THREAD_PIDFD) {
+		read_state(a, h, o);
+		return;
+	}
 	if (h->problem != HANDLE_OK) {
 		o->reason = reason_of_problem(h->problem);
-		o->err = h->err;
+		o->err = h->err ? h->err : (h->problem == HANDLE_GONE ? ESRCH : 0);
 		o->kind = (h->problem == HANDLE_GONE && h->per_thread) ? OUTCOME_GONE : OUTCOME_FAILED;
 		return;
 	}
-	if (a->dry_run) {
+	switch (a->action) {
+	case ACTION_SHOW:
+		read_state(a, h, o);
+		return;
+	case ACTION_DRY_RUN:
 		foresee_refusal(a, h, o);
 		return;
+	case ACTION_MIGRATE:
+		migrate_process(a, h, o);
+		o->kind = o->migrate_err ? OUTCOME_FAILED : OUTCOME_APPLIED;
+		o->err = o->migrate_err;
+		o->reason = REASON_ERRNO;
+		if (o->migrate_err == EPERM)
+			o->reason = privs_have_sys_nice() == 0 ? REASON_NEEDS_CAP : REASON_PTRACE_DENIED;
+		else if (o->migrate_err == ESRCH)
+			o->reason = REASON_EXITED;
+		return;
+	case ACTION_SET:
+		break;
 	}
 	if (sys_pidfd_set_mempolicy(a->setter, h->pidfd, a->policy->mode | (int)a->policy->flags,
 				    policy_mask_words(a->policy), policy_maxnode(a->policy)) < 0) {
@@ -134,4 +223,6 @@ void apply_task(const struct applier *a, const struct task_handle *h, struct out
 		return;
 	}
 	o->kind = OUTCOME_APPLIED;
+	if (a->migrate)
+		migrate_process(a, h, o);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "inspect.h"
 #include "policy.h"
 #include "sys.h"
 #include "targets.h"
@@ -19,6 +20,7 @@ enum outcome_kind {
 	OUTCOME_WOULD_APPLY,	/* --dry-run */
 	OUTCOME_GONE,		/* a thread found by -a exited first: not a failure */
 	OUTCOME_FAILED,
+	OUTCOME_SHOWN,		/* --show: state holds what the task has now */
 };
 
 enum failure_reason {
@@ -43,14 +45,30 @@ struct outcome {
 	int err;		/* the errno behind it, 0 if none */
 	char allowed[128];	/* REASON_NODES_NOT_ALLOWED: target's Mems_allowed_list */
 	char refused[128];	/* REASON_NODES_NOT_ALLOWED: asked-for nodes outside it */
+	struct task_state state;	/* OUTCOME_SHOWN */
+	/* --migrate, on the process's main thread: */
+	bool migrated;		/* migrate_pages(2) was called and succeeded */
+	int migrate_err;	/* or failed with this errno */
+	long not_moved;		/* pages it could not move */
+	bool nothing_to_move;	/* the policy's nodes cover every node */
+};
+
+enum action {
+	ACTION_SET,		/* call pidfd_set_mempolicy */
+	ACTION_DRY_RUN,		/* check and foresee, call nothing that changes state */
+	ACTION_SHOW,		/* read what the task has now */
+	ACTION_MIGRATE,		/* --migrate-only: move pages, set no policy */
 };
 
 struct applier {
+	enum action action;
 	const struct setter *setter;
-	const struct policy *policy;
-	bool dry_run;
+	const struct policy *policy;	/* NULL for ACTION_SHOW */
+	bool migrate;			/* ACTION_SET: also move existing pages */
+	pid_t pages_of;			/* ACTION_SHOW: process whose pages are in pages */
+	struct task_state pages;
 };
 
-void apply_task(const struct applier *a, const struct task_handle *h, struct outcome *o);
+void apply_task(struct applier *a, const struct task_handle *h, struct outcome *o);
 
 #endif

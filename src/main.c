@@ -7,8 +7,10 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "apply.h"
 #include "nodes.h"
@@ -56,42 +58,78 @@ invalid:
 	return -1;
 }
 
+static enum action action_of(const struct request *req)
+{
+	if (req->show)
+		return ACTION_SHOW;
+	if (req->migrate_only)
+		return ACTION_MIGRATE;
+	return req->dry_run ? ACTION_DRY_RUN : ACTION_SET;
+}
+
 int main(int argc, char **argv)
 {
 	struct request req;
 	struct policy policy = { 0 };
-	struct setter setter;
-	struct run run;
+	struct setter setter = { .nr = -1 };
+	struct run run = { 0 };
 	char policy_text[1200];
+	enum action action;
+	bool all_threads;
 	int status = EXIT_NONE_APPLIED;
 
 	options_parse(argc, argv, &req);
-	if (policy_from_request(&req, &policy) < 0)
-		goto out;
-	if (policy_format(&policy, policy_text, sizeof(policy_text)) < 0) {
-		fprintf(stderr, "pidmempolicy: node list too long to print\n");
+	action = action_of(&req);
+
+	if (req.cgroup && !targets_is_cgroup(req.cgroup)) {
+		fprintf(stderr, "pidmempolicy: %s is not a cgroup v2 directory (no readable cgroup.procs)\n",
+			req.cgroup);
 		goto out;
 	}
-
-	if (sys_setter_resolve(&setter, getenv("PIDMEMPOLICY_SYSCALL_NR")) < 0) {
-		if (!req.dry_run) {
-			fprintf(stderr, "pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): %s\n",
-				setter.why);
-			status = EXIT_NOT_PROVIDED;
+	if (action != ACTION_SHOW) {
+		if (policy_from_request(&req, &policy) < 0)
+			goto out;
+		if (policy_format(&policy, policy_text, sizeof(policy_text)) < 0) {
+			fprintf(stderr, "pidmempolicy: node list too long to print\n");
 			goto out;
 		}
-		fprintf(stderr, "pidmempolicy: note: this kernel does not provide pidfd_set_mempolicy(2) "
-			"(%s); a real run would exit %d\n", setter.why, EXIT_NOT_PROVIDED);
+	}
+	if (action == ACTION_SET || action == ACTION_DRY_RUN) {
+		if (sys_setter_resolve(&setter, getenv("PIDMEMPOLICY_SYSCALL_NR")) < 0) {
+			if (action == ACTION_SET) {
+				fprintf(stderr, "pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): %s\n",
+					setter.why);
+				status = EXIT_NOT_PROVIDED;
+				goto out;
+			}
+			fprintf(stderr, "pidmempolicy: note: this kernel does not provide pidfd_set_mempolicy(2) "
+				"(%s); a real run would exit %d\n", setter.why, EXIT_NOT_PROVIDED);
+		}
 	}
 
-	run.applier = (struct applier){ .setter = &setter, .policy = &policy, .dry_run = req.dry_run };
-	report_init(&run.report, stdout, stderr, req.verbose, req.dry_run, policy_text);
+	run.applier.action = action;
+	run.applier.setter = &setter;
+	run.applier.policy = action == ACTION_SHOW ? NULL : &policy;
+	run.applier.migrate = req.migrate;
+	report_init(&run.report, stdout, stderr, action, req.verbose, req.json,
+		    action == ACTION_SHOW ? NULL : policy_text);
+	/* pages belong to the process: --migrate-only needs no thread */
+	all_threads = req.all_threads && action != ACTION_MIGRATE;
 	for (size_t i = 0; i < req.npids; i++) {
-		if (targets_walk(&req.pids[i], req.all_threads, on_task, &run) < 0) {
-			fprintf(stderr, "pidmempolicy: out of memory while listing threads of pid %d\n",
-				(int)req.pids[i].pid);
-			run.report.failed++;
+		if (targets_walk(&req.pids[i], all_threads, on_task, &run) < 0) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "out of memory while listing threads of pid %d",
+				 (int)req.pids[i].pid);
+			report_failure(&run.report, what);
 		}
+	}
+	if (req.cgroup && targets_walk_cgroup(req.cgroup, on_task, &run) < 0) {
+		char what[4200];
+
+		snprintf(what, sizeof(what), "cannot list the processes of cgroup %s: %s",
+			 req.cgroup, strerror(errno));
+		report_failure(&run.report, what);
 	}
 	status = report_finish(&run.report);
 out:

@@ -20,6 +20,9 @@ enum {
 	OPT_DEFAULT,
 	OPT_STATIC,
 	OPT_RELATIVE,
+	OPT_JSON,
+	OPT_MIGRATE_ONLY,
+	OPT_CGROUP,
 };
 
 static const struct argp_option option_table[] = {
@@ -28,6 +31,8 @@ static const struct argp_option option_table[] = {
 	  "the process to change; repeatable, or a comma list. PID:INODE pins the exact process (pidfd inode)", 1 },
 	{ "all-threads", 'a', NULL, 0, "change every thread of each process, not only the main thread", 1 },
 	{ "all-tasks", 0, NULL, OPTION_ALIAS, NULL, 1 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0,
+	  "every thread of every process in the cgroup v2 directory PATH (implies -a)", 1 },
 
 	{ NULL, 0, NULL, 0, "Policy (exactly one):", 2 },
 	{ "interleave", 'i', "NODES", 0, "interleave new pages over NODES", 2 },
@@ -44,9 +49,15 @@ static const struct argp_option option_table[] = {
 	{ "relative", OPT_RELATIVE, NULL, 0, "read NODES relative to the target's cpuset (MPOL_F_RELATIVE_NODES)", 3 },
 	{ "balancing", 'b', NULL, 0, "with --membind: let NUMA balancing migrate within NODES (MPOL_F_NUMA_BALANCING)", 3 },
 
-	{ NULL, 0, NULL, 0, "Output:", 4 },
-	{ "dry-run", 'n', NULL, 0, "resolve and check everything, print what would be set, change nothing", 4 },
-	{ "verbose", 'v', NULL, 0, "print one line per thread set", 4 },
+	{ NULL, 0, NULL, 0, "Pages already placed:", 4 },
+	{ "migrate", 'M', NULL, 0, "after setting the policy, move the process's existing pages onto its nodes (migrate_pages(2))", 4 },
+	{ "migrate-only", OPT_MIGRATE_ONLY, NULL, 0, "move the existing pages onto the policy's nodes and set no policy (works without pidfd_set_mempolicy)", 4 },
+
+	{ NULL, 0, NULL, 0, "Output:", 5 },
+	{ "show", 's', NULL, 0, "show each target thread's policy, allowed nodes and its process's pages per node; change nothing", 5 },
+	{ "json", OPT_JSON, NULL, 0, "write the outcome (or --show) as one JSON document on stdout", 5 },
+	{ "dry-run", 'n', NULL, 0, "resolve and check everything, print what would be set, change nothing", 5 },
+	{ "verbose", 'v', NULL, 0, "print one line per thread set", 5 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -110,15 +121,46 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case 'v':
 		req->verbose = true;
 		break;
+	case 's':
+		req->show = true;
+		break;
+	case OPT_JSON:
+		req->json = true;
+		break;
+	case 'M':
+		req->migrate = true;
+		break;
+	case OPT_MIGRATE_ONLY:
+		req->migrate_only = true;
+		break;
+	case OPT_CGROUP:
+		if (req->cgroup)
+			argp_error(state, "--cgroup may be given once");
+		if (!arg[0])
+			argp_error(state, "--cgroup needs a directory");
+		req->cgroup = arg;
+		req->all_threads = true;
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", text_printable(arg, (size_t)-1, why, sizeof(why)));
 		break;
 	case ARGP_KEY_END:
-		if (req->mode < 0)
+		if (req->show && req->mode >= 0)
+			argp_error(state, "--show reads the policy; it takes no policy option (%s)", req->mode_option);
+		if (req->show && (req->dry_run || req->mode_flags))
+			argp_error(state, "--show takes no --dry-run, --static, --relative or --balancing");
+		if (req->migrate && req->migrate_only)
+			argp_error(state, "--migrate and --migrate-only exclude each other");
+		if ((req->migrate || req->migrate_only) && (req->show || req->dry_run))
+			argp_error(state, "--migrate and --migrate-only do not go with --show or --dry-run");
+		if ((req->migrate || req->migrate_only) && req->mode >= 0 &&
+		    (req->mode == MPOL_LOCAL || req->mode == MPOL_DEFAULT))
+			argp_error(state, "%s has no nodes to move pages to", req->mode_option);
+		if (req->mode < 0 && !req->show)
 			argp_error(state, "no policy given (one of --interleave, --weighted-interleave, "
-				   "--membind, --preferred, --preferred-many, --localalloc, --default)");
-		if (req->npids == 0)
-			argp_error(state, "no target given (-p PID)");
+				   "--membind, --preferred, --preferred-many, --localalloc, --default; or --show)");
+		if (req->npids == 0 && !req->cgroup)
+			argp_error(state, "no target given (-p PID or --cgroup=PATH)");
 		if (req->nodes_arg && req->nodes_arg[0] == '+')
 			argp_error(state, "'+NODES' (relative to the caller's cpuset) does not apply to "
 				   "another process; use --relative");
@@ -138,7 +180,7 @@ static const char doc[] =
 	"pidfd_set_mempolicy(2), 64 some set and some failed.";
 
 static const struct argp argp = {
-	option_table, parse_option, "-p PID", doc, NULL, NULL, NULL,
+	option_table, parse_option, "POLICY -p PID[,PID...]\n--show -p PID[,PID...]", doc, NULL, NULL, NULL,
 };
 
 void options_parse(int argc, char **argv, struct request *req)

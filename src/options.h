@@ -21,6 +21,11 @@ struct request {
 	bool all_threads;
 	bool dry_run;
 	bool verbose;
+	bool show;			/* --show: read, change nothing */
+	bool json;			/* --json: one JSON document on stdout */
+	bool migrate;			/* --migrate: also move existing pages */
+	bool migrate_only;		/* --migrate-only: move pages, set no policy */
+	const char *cgroup;		/* --cgroup=PATH, or NULL */
 };
 
 /* Fill req from argv; exits with status 1 on a usage error. */

@@ -105,9 +105,8 @@ int policy_format(const struct policy *p, char *buf, size_t len)
 
 	if (!name)
 		return -1;
-	/* as mpol_to_str() of Linux >= 6.10: "=static", "=relative",
-	 * "=balancing", "=static|balancing" (6.1 prints "=" alone for
-	 * balancing) */
+	/* as mpol_to_str(): "=static", "=relative", "=balancing",
+	 * "=static|balancing" */
 	if (p->flags & MPOL_F_STATIC_NODES)
 		node_flag = "static";
 	else if (p->flags & MPOL_F_RELATIVE_NODES)

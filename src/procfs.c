@@ -163,3 +163,100 @@ int procfs_kallsyms_has(int fd, const char *name)
 		memmove(buf, line, have);
 	}
 }
+
+/* The kernel's mode names as numa_maps prints them, longest first where
+ * one is a prefix of another ("prefer (many)" before "prefer"). */
+static const char *const numa_maps_modes[] = {
+	"weighted interleave", "prefer (many)", "interleave", "default",
+	"prefer", "bind", "local",
+};
+
+static size_t policy_length(const char *p, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(numa_maps_modes) / sizeof(numa_maps_modes[0]); i++) {
+		size_t m = strlen(numa_maps_modes[i]);
+
+		if (len >= m && memcmp(p, numa_maps_modes[i], m) == 0 && (len == m || p[m] == ' ' ||
+									 p[m] == '=' || p[m] == ':')) {
+			n = m;
+			break;
+		}
+	}
+	if (n == 0)
+		return 0;
+	while (n < len && p[n] != ' ' && p[n] != '\n')	/* "=static", ":0-3" */
+		n++;
+	return n;
+}
+
+int procfs_parse_numa_maps_line(const char *line, size_t len, struct numa_maps_line *out)
+{
+	const char *p = line, *end = line + len;
+	unsigned long long page_kb = 4;
+	size_t plen;
+
+	memset(out, 0, sizeof(*out));
+	while (p < end && *p != ' ')			/* the address */
+		p++;
+	if (p == line || p >= end)
+		return -1;
+	p++;
+	plen = policy_length(p, (size_t)(end - p));
+	if (plen == 0 || plen >= sizeof(out->policy))
+		return -1;
+	memcpy(out->policy, p, plen);
+	out->policy[plen] = '\0';
+	p += plen;
+
+	/* first pass for kernelpagesize_kB, which comes last */
+	for (const char *q = p; q < end;) {
+		static const char key[] = "kernelpagesize_kB=";
+		const char *tok;
+
+		while (q < end && *q == ' ')
+			q++;
+		tok = q;
+		while (q < end && *q != ' ' && *q != '\n')
+			q++;
+		if ((size_t)(q - tok) > sizeof(key) - 1 && memcmp(tok, key, sizeof(key) - 1) == 0) {
+			page_kb = strtoull(tok + sizeof(key) - 1, NULL, 10);
+			if (page_kb < 4 || page_kb > (1ULL << 30))
+				return -1;
+		}
+	}
+	while (p < end) {
+		const char *tok;
+		unsigned long node, count;
+		char num[32], *numend;
+		size_t toklen;
+		const char *eq;
+
+		while (p < end && *p == ' ')
+			p++;
+		tok = p;
+		while (p < end && *p != ' ' && *p != '\n')
+			p++;
+		toklen = (size_t)(p - tok);
+		if (toklen < 4 || tok[0] != 'N' || tok[1] < '0' || tok[1] > '9')
+			continue;
+		eq = memchr(tok, '=', toklen);
+		if (!eq || (size_t)(eq - tok - 1) >= sizeof(num) || (size_t)(tok + toklen - eq - 1) >= sizeof(num))
+			continue;
+		memcpy(num, tok + 1, (size_t)(eq - tok - 1));
+		num[eq - tok - 1] = '\0';
+		node = strtoul(num, &numend, 10);
+		if (*numend || node >= sizeof(out->pages) / sizeof(out->pages[0]))
+			continue;
+		memcpy(num, eq + 1, (size_t)(tok + toklen - eq - 1));
+		num[tok + toklen - eq - 1] = '\0';
+		count = strtoul(num, &numend, 10);
+		if (*numend || num[0] == '\0')
+			continue;
+		out->pages[node] += (unsigned long long)count * (page_kb / 4);
+		if (node + 1 > out->max_node)
+			out->max_node = (unsigned int)node + 1;
+	}
+	return 0;
+}

@@ -30,4 +30,16 @@ int procfs_status_value(const char *buf, size_t len, const char *key, char *val,
  * Returns 1 if found, 0 if not, -1 on a read error (errno set). */
 int procfs_kallsyms_has(int fd, const char *name);
 
+/* One line of /proc/PID/numa_maps: "ADDR POLICY [key=value|word]...".
+ * The policy may hold a space ("prefer (many)", "weighted interleave"),
+ * so it is read as a known mode name, then any "=flags" and ":nodes". */
+struct numa_maps_line {
+	char policy[128];
+	unsigned long long pages[64];	/* N<n>= counts, in 4 KiB pages */
+	unsigned int max_node;		/* highest n seen in N<n>=, +1 (0: none) */
+};
+
+/* Parse one line (without or with its newline).  Returns 0 or -1. */
+int procfs_parse_numa_maps_line(const char *line, size_t len, struct numa_maps_line *out);
+
 #endif

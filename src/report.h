@@ -1,6 +1,7 @@
 /*
  * report.h - outcomes into words and an exit status.  Failures are one line
- * each on stderr; --verbose and --dry-run lines go to stdout.
+ * each on stderr, always; --verbose, --dry-run and --show lines go to
+ * stdout, or with --json one JSON document does.
  */
 #ifndef PMP_REPORT_H
 #define PMP_REPORT_H
@@ -22,14 +23,17 @@ enum {
 
 struct report {
 	FILE *out, *err;
+	enum action action;
 	bool verbose;
-	bool dry_run;			/* failures are foreseen, not met */
-	const char *policy_text;	/* the policy, in the kernel's text form */
+	bool json;
+	const char *policy_text;	/* the policy in the kernel's text form; NULL for --show */
 	unsigned long applied, failed, gone;
+	unsigned long objects;		/* JSON objects written */
+	bool header_done;		/* --show table header */
 };
 
-void report_init(struct report *r, FILE *out, FILE *err, bool verbose, bool dry_run,
-		 const char *policy_text);
+void report_init(struct report *r, FILE *out, FILE *err, enum action action, bool verbose,
+		 bool json, const char *policy_text);
 
 /* "pid 1200 (java)" or "tid 1201 (worker) of pid 1200". */
 void report_task_name(const struct task_handle *h, char *buf, size_t len);
@@ -39,7 +43,11 @@ void report_reason(const struct task_handle *h, const struct outcome *o, char *b
 
 void report_task(struct report *r, const struct task_handle *h, const struct outcome *o);
 
-/* Print a summary under --verbose; return the exit status. */
+/* A problem outside any one thread (e.g. out of memory): one line on
+ * stderr, counted as a failure. */
+void report_failure(struct report *r, const char *what);
+
+/* Close the output (summary line, JSON totals); return the exit status. */
 int report_finish(struct report *r);
 
 #endif

@@ -212,6 +212,7 @@ static void open_process(const struct pid_spec *spec, struct task_handle *h)
 
 		if (err == ESRCH) {
 			h->problem = HANDLE_NO_SUCH_PROCESS;
+			h->err = ESRCH;
 		} else if ((err == EINVAL || err == ENOENT) && (h->owner = owner_of(spec->pid)) > 0 && h->owner != spec->pid) {
 			h->problem = HANDLE_NOT_A_PROCESS;
 		} else {
@@ -402,6 +403,74 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 	}
 out:
 	close_handle(&process);
+	free(seen.slots);
+	return ret;
+}
+
+/* ---- cgroups ------------------------------------------------------------------ */
+
+bool targets_is_cgroup(const char *dir)
+{
+	char path[4096];
+	int n = snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+
+	return n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0;
+}
+
+/* One pass over cgroup.procs: walk every process not seen before.
+ * Returns the number of new processes, or -1 (errno set). */
+static long scan_cgroup(const char *path, struct tidset *seen, task_visit_fn visit, void *arg)
+{
+	char line[32];
+	long fresh = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		struct pid_spec spec = { 0 };
+		int added;
+
+		spec.pid = (pid_t)atoi(line);
+		if (spec.pid <= 0)
+			continue;
+		added = tidset_add(seen, spec.pid);
+		if (added < 0 || (added && targets_walk(&spec, true, visit, arg) < 0)) {
+			fclose(f);
+			errno = ENOMEM;
+			return -1;
+		}
+		fresh += added;
+	}
+	if (ferror(f)) {
+		fclose(f);
+		errno = EIO;
+		return -1;
+	}
+	fclose(f);
+	return fresh;
+}
+
+int targets_walk_cgroup(const char *dir, task_visit_fn visit, void *arg)
+{
+	struct tidset seen = { 0 };
+	char path[4096];
+	int ret = 0;
+
+	if (snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (int pass = 0; pass < MAX_RESCANS; pass++) {
+		long fresh = scan_cgroup(path, &seen, visit, arg);
+
+		if (fresh < 0) {
+			ret = -1;
+			break;
+		}
+		if (fresh == 0)
+			break;
+	}
 	free(seen.slots);
 	return ret;
 }

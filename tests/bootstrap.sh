@@ -25,7 +25,7 @@ packages=(
 	build-essential autoconf automake pkg-config	# the build
 	libnuma-dev libcap-dev				# libraries the tool uses
 	clang						# second compiler, -Werror
-	bats bash-completion mandoc groff-base strace python3	# host tests
+	bats bash-completion mandoc groff-base strace python3 jq	# host and guest tests
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils	# the test kernels
 	cpio busybox-static bash-static qemu-system-x86	# the guest
 	libcap2-bin					# capsh, for exploring by hand

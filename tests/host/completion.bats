@@ -67,9 +67,10 @@ need_nodes() {
 	FIRST_NODE=$(echo "$NODES" | head -n1)
 }
 
-LONG_OPTIONS='--pid --all-threads --all-tasks --interleave --weighted-interleave
+LONG_OPTIONS='--pid --all-threads --all-tasks --cgroup --interleave --weighted-interleave
 	--membind --preferred --preferred-many --localalloc --default --static
-	--relative --balancing --dry-run --verbose --help --usage --version'
+	--relative --balancing --migrate --migrate-only --show --json
+	--dry-run --verbose --help --usage --version'
 
 @test "the completion script is valid bash" {
 	run bash -n "$COMPLETION"
@@ -269,4 +270,21 @@ LONG_OPTIONS='--pid --all-threads --all-tasks --interleave --weighted-interleave
 	comp --mem
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "--membind" ]
+}
+
+@test "--cgroup completes directories, starting at /sys/fs/cgroup" {
+	comp --cgroup ''
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = /sys/fs/cgroup/ ]
+	mkdir -p "$BATS_TEST_TMPDIR/cg/child"
+	comp --cgroup "$BATS_TEST_TMPDIR/cg/ch"
+	[ "${lines[0]}" = "$BATS_TEST_TMPDIR/cg/child/" ]
+}
+
+@test "--show excludes the policy options, as a policy does" {
+	comp --show -p 1 --
+	[ "$status" -eq 0 ]
+	has --json
+	hasnt --membind
+	hasnt --show
 }

@@ -62,7 +62,7 @@ int main(void)
 	is_str(reason(&h, &o), "Cannot allocate memory (ENOMEM)", "other errno, named");
 
 	/* exit statuses */
-	report_init(&r, sink, sink, false, false, "interleave:0");
+	report_init(&r, sink, sink, ACTION_SET, false, false, "interleave:0");
 	ok(report_finish(&r) == EXIT_NONE_APPLIED, "nothing done: 1");
 	o.kind = OUTCOME_APPLIED;
 	report_task(&r, &h, &o);
@@ -73,7 +73,7 @@ int main(void)
 	o.kind = OUTCOME_FAILED;
 	report_task(&r, &h, &o);
 	ok(report_finish(&r) == EXIT_PARTIAL, "some applied, some failed: 64");
-	report_init(&r, sink, sink, false, false, "interleave:0");
+	report_init(&r, sink, sink, ACTION_SET, false, false, "interleave:0");
 	report_task(&r, &h, &o);
 	ok(report_finish(&r) == EXIT_NONE_APPLIED, "only failures: 1");
 	fclose(sink);

@@ -1,0 +1,924 @@
+/*
+ * ptrace.c - the ptrace backend: one thread made to call set_mempolicy(2)
+ * itself.  Owns attaching (seize, interrupt, waits with a deadline), the
+ * classification of ptrace stops, the two injection paths, the scratch
+ * memory on the thread's stack and the release of the thread.  See
+ * ptrace.h for the method and for what is and is not guaranteed.
+ *
+ * Only x86_64 is implemented; on any other architecture the entry point
+ * answers PTRACE_UNSUPPORTED and nothing else is compiled.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ptrace.h"
+
+const char *ptrace_verdict_name(enum ptrace_verdict v)
+{
+	switch (v) {
+	case PTRACE_SET:		return "set";
+	case PTRACE_CALL_FAILED:	return "call-failed";
+	case PTRACE_GONE:		return "gone";
+	case PTRACE_DENIED:		return "denied";
+	case PTRACE_ALREADY_TRACED:	return "already-traced";
+	case PTRACE_SECCOMP:		return "seccomp";
+	case PTRACE_COMPAT_TASK:	return "compat-task";
+	case PTRACE_ZOMBIE:		return "zombie";
+	case PTRACE_KERNEL_THREAD:	return "kernel-thread";
+	case PTRACE_UNSUPPORTED:	return "unsupported";
+	case PTRACE_FAILED:		return "failed";
+	}
+	return "?";
+}
+
+#if !defined(__x86_64__)
+
+void ptrace_set_thread_policy(pid_t pid, pid_t tid, const struct ptrace_request *req,
+			      struct ptrace_result *res)
+{
+	(void)pid;
+	(void)tid;
+	(void)req;
+	memset(res, 0, sizeof(*res));
+	res->verdict = PTRACE_UNSUPPORTED;
+	res->yama_scope = -1;
+	snprintf(res->detail, sizeof(res->detail), "the ptrace backend supports x86_64 only");
+}
+
+#else /* __x86_64__ */
+
+#include <elf.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "procfs.h"
+#include "sys.h"
+
+/* The x86_64 ABI's red zone: leaf code may use 128 bytes below sp. */
+#define RED_ZONE		128
+#define SCRATCH_GAP		64		/* extra margin below the red zone */
+#define SCRATCH_MAX		8192		/* largest node mask accepted (65536 nodes) */
+#define X86_SYSCALL_INSN_LEN	2		/* 0f 05, and cd 80 for int $0x80 */
+#define USER32_CS		0x23
+#define MAX_STOPS		64		/* reports passed over while waiting for one */
+#define SCAN_CHUNK		65536
+
+/* The kernel's restart codes, as a stopped thread shows them in rax. */
+#define ERESTARTSYS		512
+#define ERESTARTNOINTR		513
+#define ERESTARTNOHAND		514
+#define ERESTART_RESTARTBLOCK	516
+
+#ifndef AUDIT_ARCH_X86_64
+# define AUDIT_ARCH_X86_64	0xc000003eU
+#endif
+#ifndef __X32_SYSCALL_BIT
+# define __X32_SYSCALL_BIT	0x40000000UL
+#endif
+#ifndef PTRACE_GET_SYSCALL_INFO
+# define PTRACE_GET_SYSCALL_INFO	0x420e
+#endif
+#ifndef PTRACE_GET_RSEQ_CONFIGURATION
+# define PTRACE_GET_RSEQ_CONFIGURATION	0x420f
+#endif
+
+/* Kernel ABI layouts, spelled out so that older C libraries do. */
+struct pmp_syscall_info {
+	uint8_t op;		/* 1 entry, 2 exit */
+	uint8_t pad[3];
+	uint32_t arch;
+	uint64_t instruction_pointer;
+	uint64_t stack_pointer;
+	union {
+		struct {
+			uint64_t nr;
+			uint64_t args[6];
+		} entry;
+		struct {
+			int64_t rval;
+			uint8_t is_error;
+		} exit;
+	} u;
+};
+#define SYSCALL_INFO_ENTRY 1
+#define SYSCALL_INFO_EXIT 2
+
+struct pmp_rseq_config {
+	uint64_t rseq_abi_pointer;
+	uint32_t rseq_abi_size;
+	uint32_t signature;
+	uint32_t flags;
+	uint32_t pad;
+};
+
+struct pmp_rseq_cs {
+	uint32_t version;
+	uint32_t flags;
+	uint64_t start_ip;
+	uint64_t post_commit_offset;
+	uint64_t abort_ip;
+};
+#define RSEQ_CS_FIELD_OFFSET 8	/* struct rseq: cpu_id_start, cpu_id, rseq_cs */
+
+typedef struct user_regs_struct regs_t;
+
+/* One injection: everything known about the thread and what must be put
+ * back when it is released. */
+struct inj {
+	pid_t pid, tid;
+	const struct ptrace_request *req;
+	struct ptrace_result *res;
+
+	bool seized;		/* we are its tracer */
+	bool stopped;		/* it sits in a ptrace stop we have waited for */
+	bool timed_out;
+
+	regs_t regs0;		/* at the first stop */
+	uint64_t mask0;		/* its signal mask at the first stop */
+	bool mask_blocked;	/* its mask is currently "everything blocked" */
+	bool have_restore;	/* write restore back before releasing */
+	regs_t restore;
+	int held_stop;		/* a stop signal held back, re-sent at release */
+
+	unsigned long scratch;	/* where the node mask is, 0 if nowhere */
+	size_t scratch_len;
+	bool scratch_dirty;	/* the old bytes must be written back */
+	unsigned char saved[SCRATCH_MAX];
+};
+
+/* ---- results ------------------------------------------------------------ */
+
+static int verdict(struct inj *c, enum ptrace_verdict v, int err, const char *detail)
+{
+	c->res->verdict = v;
+	c->res->err = err;
+	snprintf(c->res->detail, sizeof(c->res->detail), "%s", detail ? detail : "");
+	return -1;
+}
+
+static int failed(struct inj *c, int err, const char *what)
+{
+	if (err == ESRCH)
+		return verdict(c, PTRACE_GONE, 0, NULL);
+	return verdict(c, PTRACE_FAILED, err, what);
+}
+
+static int read_yama_scope(void)
+{
+	char buf[32];
+	char *end;
+	long v;
+
+	if (sys_read_file("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) < 0)
+		return -1;
+	v = strtol(buf, &end, 10);
+	if (end == buf || v < 0 || v > 3)
+		return -1;
+	return (int)v;
+}
+
+/* ---- what /proc says ----------------------------------------------------- */
+
+struct thread_info {
+	char state;
+	unsigned long flags;
+	pid_t tracer;
+	int seccomp;		/* 0 none, 1 strict, 2 filter, -1 unknown */
+};
+
+static int read_thread_info(const struct inj *c, struct thread_info *ti)
+{
+	char path[64], buf[4096], val[32];
+	struct proc_stat st;
+	ssize_t len;
+
+	memset(ti, 0, sizeof(*ti));
+	ti->seccomp = -1;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)c->pid, (int)c->tid);
+	len = sys_read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		return -1;
+	if (procfs_parse_stat(buf, (size_t)len, &st) < 0) {
+		errno = EPROTO;
+		return -1;
+	}
+	ti->state = st.state;
+	ti->flags = st.flags;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)c->pid, (int)c->tid);
+	len = sys_read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		return -1;
+	if (procfs_status_value(buf, (size_t)len, "TracerPid", val, sizeof(val)) == 0)
+		ti->tracer = (pid_t)strtol(val, NULL, 10);
+	if (procfs_status_value(buf, (size_t)len, "Seccomp", val, sizeof(val)) == 0)
+		ti->seccomp = (int)strtol(val, NULL, 10);
+	return 0;
+}
+
+/* Refuse what can be known to fail, or to be unsafe, before touching it. */
+static int preflight(struct inj *c)
+{
+	struct thread_info ti;
+
+	if (read_thread_info(c, &ti) < 0) {
+		if (errno == ENOENT || errno == ESRCH)
+			return verdict(c, PTRACE_GONE, 0, NULL);
+		return verdict(c, PTRACE_FAILED, errno, "cannot read /proc of the thread");
+	}
+	if (ti.flags & PMP_PF_KTHREAD)
+		return verdict(c, PTRACE_KERNEL_THREAD, EPERM, NULL);
+	if (ti.state == 'Z' || ti.state == 'X' || ti.state == 'x')
+		return verdict(c, PTRACE_ZOMBIE, 0, NULL);
+	if (ti.tracer > 0) {
+		c->res->tracer = ti.tracer;
+		return verdict(c, PTRACE_ALREADY_TRACED, EPERM, NULL);
+	}
+	if (ti.seccomp == 2 && !c->req->allow_seccomp)
+		return verdict(c, PTRACE_SECCOMP, 0, NULL);
+	if (ti.seccomp == 1)	/* strict mode: set_mempolicy would kill it */
+		return verdict(c, PTRACE_SECCOMP, 0, "strict seccomp mode");
+	return 0;
+}
+
+/* PTRACE_SEIZE said EPERM or EACCES: say why as well as /proc can tell. */
+static int explain_seize_refusal(struct inj *c, int err)
+{
+	struct thread_info ti;
+
+	if (read_thread_info(c, &ti) < 0)
+		return verdict(c, PTRACE_GONE, 0, NULL);
+	if (ti.state == 'Z' || ti.state == 'X' || ti.state == 'x')
+		return verdict(c, PTRACE_ZOMBIE, 0, NULL);
+	if (ti.tracer > 0) {
+		c->res->tracer = ti.tracer;
+		return verdict(c, PTRACE_ALREADY_TRACED, err, NULL);
+	}
+	c->res->yama_scope = read_yama_scope();
+	return verdict(c, PTRACE_DENIED, err, NULL);
+}
+
+/* ---- ptrace primitives ------------------------------------------------- */
+
+static long pt(int r, const struct inj *c, unsigned long addr, void *data)
+{
+	return ptrace(r, c->tid, (void *)addr, data);
+}
+
+static int get_regs(struct inj *c, regs_t *r)
+{
+	struct iovec iov = { .iov_base = r, .iov_len = sizeof(*r) };
+
+	if (pt(PTRACE_GETREGSET, c, NT_PRSTATUS, &iov) < 0)
+		return failed(c, errno, "PTRACE_GETREGSET");
+	if (iov.iov_len != sizeof(*r))
+		return verdict(c, PTRACE_COMPAT_TASK, 0, "32-bit register set");
+	return 0;
+}
+
+static int set_regs(struct inj *c, const regs_t *r)
+{
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)r, .iov_len = sizeof(*r) };
+
+	if (pt(PTRACE_SETREGSET, c, NT_PRSTATUS, &iov) < 0)
+		return failed(c, errno, "PTRACE_SETREGSET");
+	return 0;
+}
+
+static int set_sigmask(struct inj *c, uint64_t mask)
+{
+	if (pt(PTRACE_SETSIGMASK, c, sizeof(mask), &mask) < 0)
+		return failed(c, errno, "PTRACE_SETSIGMASK");
+	return 0;
+}
+
+static int syscall_info(struct inj *c, struct pmp_syscall_info *si)
+{
+	memset(si, 0, sizeof(*si));
+	if (pt(PTRACE_GET_SYSCALL_INFO, c, sizeof(*si), si) < 0)
+		return failed(c, errno, "PTRACE_GET_SYSCALL_INFO");
+	return 0;
+}
+
+static int mem_read(const struct inj *c, unsigned long addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)addr, .iov_len = len };
+	ssize_t n = process_vm_readv(c->tid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -1;
+	if ((size_t)n != len) {
+		errno = EFAULT;
+		return -1;
+	}
+	return 0;
+}
+
+static int mem_write(const struct inj *c, unsigned long addr, const void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = (void *)(uintptr_t)buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)addr, .iov_len = len };
+	ssize_t n = process_vm_writev(c->tid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -1;
+	if ((size_t)n != len) {
+		errno = EFAULT;
+		return -1;
+	}
+	return 0;
+}
+
+static long elapsed_ms(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
+}
+
+/* The tracee exited (or was reaped by the kernel): nothing more to do. */
+static int gone(struct inj *c)
+{
+	c->seized = false;
+	c->stopped = false;
+	return verdict(c, PTRACE_GONE, 0, NULL);
+}
+
+/* Wait for the thread's next report, for at most the timeout.  Returns 0
+ * with a stop in *status; -1 when it exited, on a timeout or an error. */
+static int wait_report(struct inj *c, int *status)
+{
+	struct timespec start, nap = { 0, 10000 };
+	int spins = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		pid_t r = waitpid(c->tid, status, __WALL | WNOHANG);
+
+		if (r == c->tid) {
+			if (WIFEXITED(*status) || WIFSIGNALED(*status))
+				return gone(c);
+			c->stopped = true;
+			return 0;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == ECHILD)
+			return gone(c);
+		if (r < 0)
+			return verdict(c, PTRACE_FAILED, errno, "waitpid");
+		if (elapsed_ms(&start) >= PMP_PTRACE_TIMEOUT_MS) {
+			c->timed_out = true;
+			return verdict(c, PTRACE_FAILED, ETIMEDOUT, "the thread did not stop in time");
+		}
+		/* Most stops take microseconds: yield first, then nap, backing
+		 * off to a millisecond. */
+		if (spins++ < 64) {
+			sched_yield();
+			continue;
+		}
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 1000000)
+			nap.tv_nsec *= 2;
+	}
+}
+
+/* After ESRCH from a request on a thread we hold: it was killed.  Collect
+ * its exit so that it does not linger as our zombie. */
+static int lost(struct inj *c, int err, const char *what)
+{
+	int status;
+
+	if (err != ESRCH)
+		return failed(c, err, what);
+	c->stopped = false;
+	if (wait_report(c, &status) == 0)	/* not dead after all: it stopped */
+		return verdict(c, PTRACE_FAILED, ESRCH, what);
+	return -1;	/* gone, or a timeout: wait_report said which */
+}
+
+static int resume(struct inj *c, int how, int sig)
+{
+	if (pt(how, c, 0, (void *)(uintptr_t)sig) < 0)
+		return lost(c, errno, "resuming the thread");
+	c->stopped = false;
+	return 0;
+}
+
+enum report { REPORT_EVENT_STOP, REPORT_SYSCALL, REPORT_SIGNAL, REPORT_OTHER };
+
+static enum report classify(int status, int *sig)
+{
+	*sig = WSTOPSIG(status);
+	if ((status >> 16) == PTRACE_EVENT_STOP)
+		return REPORT_EVENT_STOP;	/* interrupt, or a group stop */
+	if ((status >> 16) != 0)
+		return REPORT_OTHER;
+	if (*sig == (SIGTRAP | 0x80))
+		return REPORT_SYSCALL;
+	return REPORT_SIGNAL;
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* Resume with PTRACE_SYSCALL until the next syscall stop.  Group-stop and
+ * interrupt reports are passed over; a stop signal (the one kind that the
+ * blocked mask lets through) is held back; any other signal reaching a
+ * signal-delivery stop is a synchronous one and is delivered. */
+static int next_syscall_stop(struct inj *c, int op, const char *where)
+{
+	struct pmp_syscall_info si;
+	int status, sig, pass = 0;
+
+	for (int n = 0; n < MAX_STOPS; n++) {
+		if (resume(c, PTRACE_SYSCALL, pass) < 0)
+			return -1;
+		pass = 0;
+		if (wait_report(c, &status) < 0)
+			return -1;
+		switch (classify(status, &sig)) {
+		case REPORT_SYSCALL:
+			if (syscall_info(c, &si) < 0)
+				return -1;
+			if (si.op != op)
+				return verdict(c, PTRACE_FAILED, EPROTO, where);
+			return 0;
+		case REPORT_EVENT_STOP:
+			break;
+		case REPORT_SIGNAL:
+			if (is_stop_signal(sig))
+				c->held_stop = sig;
+			else
+				pass = sig;
+			break;
+		case REPORT_OTHER:
+			return verdict(c, PTRACE_FAILED, EPROTO, "unexpected ptrace event");
+		}
+	}
+	return verdict(c, PTRACE_FAILED, EPROTO, "the thread kept stopping");
+}
+
+/* ---- attaching ----------------------------------------------------------- */
+
+static int seize(struct inj *c)
+{
+	if (ptrace(PTRACE_SEIZE, c->tid, NULL, (void *)(uintptr_t)PTRACE_O_TRACESYSGOOD) < 0) {
+		int err = errno;
+
+		if (err == ESRCH)
+			return verdict(c, PTRACE_GONE, 0, NULL);
+		if (err == EPERM || err == EACCES)
+			return explain_seize_refusal(c, err);
+		return verdict(c, PTRACE_FAILED, err, "PTRACE_SEIZE");
+	}
+	c->seized = true;
+	return 0;
+}
+
+/* Interrupt the thread and wait for it to stop inside get_signal(): a
+ * PTRACE_EVENT_STOP (ours, or a group stop if the process is stopped).  A
+ * signal that was being delivered first is handed on; our interrupt stays
+ * pending and comes next. */
+static int stop_thread(struct inj *c)
+{
+	int status, sig;
+
+	if (pt(PTRACE_INTERRUPT, c, 0, NULL) < 0)
+		return lost(c, errno, "PTRACE_INTERRUPT");
+	for (int n = 0; n < MAX_STOPS; n++) {
+		if (wait_report(c, &status) < 0)
+			return -1;
+		switch (classify(status, &sig)) {
+		case REPORT_EVENT_STOP:
+			return 0;
+		case REPORT_SIGNAL:
+			if (resume(c, PTRACE_CONT, sig) < 0)
+				return -1;
+			break;
+		case REPORT_SYSCALL:
+		case REPORT_OTHER:
+			return verdict(c, PTRACE_FAILED, EPROTO, "unexpected first stop");
+		}
+	}
+	return verdict(c, PTRACE_FAILED, EPROTO, "the thread kept stopping");
+}
+
+/* Save what must be put back, then block all its signals. */
+static int take_control(struct inj *c)
+{
+	uint64_t all = ~(uint64_t)0;
+
+	if (get_regs(c, &c->regs0) < 0)
+		return -1;
+	if (c->regs0.cs == USER32_CS)
+		return verdict(c, PTRACE_COMPAT_TASK, 0, "32-bit code segment");
+	if (pt(PTRACE_GETSIGMASK, c, sizeof(c->mask0), &c->mask0) < 0)
+		return lost(c, errno, "PTRACE_GETSIGMASK");
+	if (set_sigmask(c, all) < 0)
+		return -1;
+	c->mask_blocked = true;
+	return 0;
+}
+
+/* Put back what was changed, in reverse order, and detach.  Called in
+ * every case; does what the state calls for. */
+static void release(struct inj *c)
+{
+	int status;
+
+	if (!c->seized)
+		return;
+	if (!c->stopped && c->timed_out) {
+		/* It never stopped, or it ran away: one more chance. */
+		c->timed_out = false;
+		if (pt(PTRACE_INTERRUPT, c, 0, NULL) < 0 || wait_report(c, &status) < 0)
+			return;	/* the kernel detaches it when we exit */
+	}
+	if (!c->stopped)
+		return;
+	if (c->scratch_dirty && mem_write(c, c->scratch, c->saved, c->scratch_len) == 0)
+		c->scratch_dirty = false;
+	if (c->have_restore && set_regs(c, &c->restore) == 0)
+		c->have_restore = false;
+	if (c->mask_blocked && set_sigmask(c, c->mask0) == 0)
+		c->mask_blocked = false;
+	if (pt(PTRACE_DETACH, c, 0, NULL) < 0) {
+		(void)lost(c, errno, "PTRACE_DETACH");
+		return;
+	}
+	c->seized = false;
+	c->stopped = false;
+	if (c->held_stop)
+		(void)syscall(SYS_tgkill, c->pid, c->tid, c->held_stop);
+}
+
+/* ---- the target's memory ------------------------------------------------- */
+
+struct vma {
+	unsigned long start, end;
+	char perms[8];
+	char name[64];
+};
+
+/* Call fn for each mapping of the thread's address space until it returns
+ * nonzero; returns that value, 0 at the end, -1 if maps cannot be read. */
+static int maps_walk(const struct inj *c, int (*fn)(const struct vma *v, void *arg), void *arg)
+{
+	char path[64], line[512];
+	FILE *f;
+	int r = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)c->pid, (int)c->tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (r == 0 && fgets(line, sizeof(line), f)) {
+		struct vma v;
+		int name_at = 0;
+
+		memset(&v, 0, sizeof(v));
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &v.start, &v.end, v.perms, &name_at) < 3)
+			continue;
+		if (name_at > 0) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(v.name, sizeof(v.name), "%s", line + name_at);
+		}
+		r = fn(&v, arg);
+	}
+	fclose(f);
+	return r;
+}
+
+struct stack_query {
+	unsigned long sp, low;
+	bool ok;
+};
+
+static int stack_vma_fn(const struct vma *v, void *arg)
+{
+	struct stack_query *q = arg;
+
+	if (q->sp < v->start || q->sp >= v->end)
+		return 0;
+	q->ok = v->perms[0] == 'r' && v->perms[1] == 'w' && q->low >= v->start;
+	return 1;
+}
+
+static size_t mask_bytes(const struct ptrace_request *req)
+{
+	const size_t bits = 8 * sizeof(unsigned long);
+
+	if (!req->mask || req->maxnode <= 1)
+		return 0;
+	return (req->maxnode - 1 + bits - 1) / bits * sizeof(unsigned long);
+}
+
+/* Copy the node mask below the red zone of the stack whose pointer is sp,
+ * inside the same writable mapping, keeping the bytes it covers. */
+static int place_mask(struct inj *c, unsigned long sp)
+{
+	struct stack_query q;
+	size_t len = mask_bytes(c->req);
+
+	c->scratch = 0;
+	if (len == 0)
+		return 0;
+	q.sp = sp;
+	q.low = (sp - RED_ZONE - SCRATCH_GAP - len) & ~15UL;
+	q.ok = false;
+	if (maps_walk(c, stack_vma_fn, &q) < 0)
+		return failed(c, errno, "cannot read the thread's maps");
+	if (!q.ok || q.low > sp)
+		return verdict(c, PTRACE_FAILED, EFAULT, "no writable stack below the thread's sp");
+	if (mem_read(c, q.low, c->saved, len) < 0)
+		return failed(c, errno, "cannot read the thread's stack");
+	c->scratch = q.low;
+	c->scratch_len = len;
+	c->scratch_dirty = true;
+	if (mem_write(c, q.low, c->req->mask, len) < 0)
+		return failed(c, errno, "cannot write the thread's stack");
+	return 0;
+}
+
+static int put_back_scratch(struct inj *c)
+{
+	if (!c->scratch_dirty)
+		return 0;
+	if (mem_write(c, c->scratch, c->saved, c->scratch_len) < 0)
+		return failed(c, errno, "cannot restore the thread's stack");
+	c->scratch_dirty = false;
+	return 0;
+}
+
+struct insn_query {
+	const struct inj *c;
+	bool want_vdso;
+	unsigned long found;
+	unsigned char buf[SCAN_CHUNK];
+};
+
+/* A `syscall' instruction (0f 05) anywhere in an executable mapping: the
+ * thread is pointed straight at it, so any such byte pair will do. */
+static int insn_fn(const struct vma *v, void *arg)
+{
+	struct insn_query *q = arg;
+	bool is_vdso = strcmp(v->name, "[vdso]") == 0;
+
+	if (v->perms[2] != 'x' || strcmp(v->name, "[vsyscall]") == 0 || q->want_vdso != is_vdso)
+		return 0;
+	for (unsigned long at = v->start; at < v->end; at += SCAN_CHUNK - 1) {
+		size_t len = v->end - at < SCAN_CHUNK ? v->end - at : SCAN_CHUNK;
+
+		if (mem_read(q->c, at, q->buf, len) < 0)
+			return 0;
+		for (size_t i = 0; i + 1 < len; i++)
+			if (q->buf[i] == 0x0f && q->buf[i + 1] == 0x05) {
+				q->found = at + i;
+				return 1;
+			}
+		if (len < SCAN_CHUNK)
+			break;
+	}
+	return 0;
+}
+
+static int find_syscall_insn(struct inj *c, unsigned long *addr)
+{
+	struct insn_query *q = calloc(1, sizeof(*q));
+	int r = -1;
+
+	if (!q)
+		return verdict(c, PTRACE_FAILED, ENOMEM, "out of memory");
+	q->c = c;
+	q->want_vdso = true;
+	if (maps_walk(c, insn_fn, q) < 0) {
+		failed(c, errno, "cannot read the thread's maps");
+		goto out;
+	}
+	if (!q->found) {
+		q->want_vdso = false;
+		if (maps_walk(c, insn_fn, q) < 0) {
+			failed(c, errno, "cannot read the thread's maps");
+			goto out;
+		}
+	}
+	if (!q->found) {
+		verdict(c, PTRACE_FAILED, ENOEXEC, "no syscall instruction in the target");
+		goto out;
+	}
+	*addr = q->found;
+	r = 0;
+out:
+	free(q);
+	return r;
+}
+
+/* If the thread was stopped inside an rseq critical section, it must go on
+ * at the section's abort handler: the kernel would have sent it there on
+ * this preemption, and it forgets the section once the thread runs
+ * elsewhere (our syscall instruction). */
+static void rseq_fixup(const struct inj *c, regs_t *r)
+{
+	struct pmp_rseq_config cfg;
+	struct pmp_rseq_cs cs;
+	uint64_t cs_ptr;
+
+	memset(&cfg, 0, sizeof(cfg));
+	if (pt(PTRACE_GET_RSEQ_CONFIGURATION, c, sizeof(cfg), &cfg) < 0 || !cfg.rseq_abi_pointer)
+		return;
+	if (mem_read(c, cfg.rseq_abi_pointer + RSEQ_CS_FIELD_OFFSET, &cs_ptr, sizeof(cs_ptr)) < 0 || !cs_ptr)
+		return;
+	if (mem_read(c, cs_ptr, &cs, sizeof(cs)) < 0)
+		return;
+	if (r->rip >= cs.start_ip && r->rip - cs.start_ip < cs.post_commit_offset)
+		r->rip = cs.abort_ip;
+}
+
+/* ---- the two paths ------------------------------------------------------- */
+
+static bool restartable(const regs_t *r)
+{
+	long rax = (long)r->rax;
+
+	return (long)r->orig_rax >= 0 &&
+	       (rax == -ERESTARTSYS || rax == -ERESTARTNOINTR ||
+		rax == -ERESTARTNOHAND || rax == -ERESTART_RESTARTBLOCK);
+}
+
+static void load_call(const struct inj *c, regs_t *r)
+{
+	r->rdi = (unsigned long)(unsigned int)c->req->mode;
+	r->rsi = c->scratch;
+	r->rdx = c->scratch ? c->req->maxnode : 0;
+}
+
+static int take_result(struct inj *c, const regs_t *r, const char *path)
+{
+	long rv = (long)r->rax;
+
+	if (rv < -4095 || rv > 0)
+		return verdict(c, PTRACE_FAILED, EPROTO, "set_mempolicy returned nonsense");
+	(void)verdict(c, rv == 0 ? PTRACE_SET : PTRACE_CALL_FAILED, (int)-rv, path);
+	return 0;
+}
+
+/* Path A: the thread was interrupted inside a system call that the kernel
+ * will restart.  Let it re-enter that call (or restart_syscall), swap the
+ * number at the entry stop, rewind at the exit stop, and release it at the
+ * entry of its own call again. */
+static int path_syscall(struct inj *c)
+{
+	struct pmp_syscall_info si;
+	regs_t entry, r;
+	char path[48];
+
+	if (next_syscall_stop(c, SYSCALL_INFO_ENTRY, "expected the restarted call's entry") < 0)
+		return -1;
+	if (syscall_info(c, &si) < 0 || get_regs(c, &entry) < 0)
+		return -1;
+	if (si.arch != AUDIT_ARCH_X86_64)
+		return verdict(c, PTRACE_COMPAT_TASK, 0, "inside a 32-bit system call");
+	if (place_mask(c, entry.rsp) < 0)
+		return -1;
+	r = entry;
+	r.orig_rax = __NR_set_mempolicy;
+	load_call(c, &r);
+	c->restore = entry;	/* released here, it would make its own call */
+	c->have_restore = true;
+	if (set_regs(c, &r) < 0)
+		return -1;
+
+	if (next_syscall_stop(c, SYSCALL_INFO_EXIT, "expected set_mempolicy's exit") < 0)
+		return -1;
+	if (get_regs(c, &r) < 0 || put_back_scratch(c) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "in syscall %lu", (unsigned long)entry.orig_rax & ~__X32_SYSCALL_BIT);
+	if (take_result(c, &r, path) < 0)
+		return -1;
+	/* Rewind: the `syscall' instruction again, with its own number. */
+	c->restore = entry;
+	c->restore.rip -= X86_SYSCALL_INSN_LEN;
+	c->restore.rax = entry.orig_rax;
+	c->restore.orig_rax = (unsigned long)-1;
+	if (set_regs(c, &c->restore) < 0)
+		return -1;
+	c->have_restore = false;
+
+	if (next_syscall_stop(c, SYSCALL_INFO_ENTRY, "expected the original call's entry") < 0)
+		return -1;
+	return 0;
+}
+
+/* Path B: the thread was in user code (or its system call had finished).
+ * Run set_mempolicy at a syscall instruction of its own, then give every
+ * register back. */
+static int path_user(struct inj *c)
+{
+	struct pmp_syscall_info si;
+	unsigned long insn;
+	regs_t r;
+
+	if (find_syscall_insn(c, &insn) < 0 || place_mask(c, c->regs0.rsp) < 0)
+		return -1;
+	r = c->regs0;
+	r.rip = insn;
+	r.rax = __NR_set_mempolicy;
+	r.orig_rax = (unsigned long)-1;	/* no restart logic on these registers */
+	load_call(c, &r);
+	c->restore = c->regs0;
+	rseq_fixup(c, &c->restore);
+	c->have_restore = true;
+	if (set_regs(c, &r) < 0)
+		return -1;
+
+	if (next_syscall_stop(c, SYSCALL_INFO_ENTRY, "expected set_mempolicy's entry") < 0)
+		return -1;
+	if (syscall_info(c, &si) < 0)
+		return -1;
+	if (si.u.entry.nr != __NR_set_mempolicy || si.arch != AUDIT_ARCH_X86_64) {
+		c->restore.orig_rax = (unsigned long)-1;	/* skip whatever this is */
+		return verdict(c, PTRACE_FAILED, EPROTO, "the injected call was not entered");
+	}
+	if (next_syscall_stop(c, SYSCALL_INFO_EXIT, "expected set_mempolicy's exit") < 0)
+		return -1;
+	if (get_regs(c, &r) < 0 || put_back_scratch(c) < 0)
+		return -1;
+	return take_result(c, &r, "in user code");
+}
+
+static void inject(struct inj *c)
+{
+	if (seize(c) < 0)
+		return;
+	if (stop_thread(c) < 0 || take_control(c) < 0)
+		goto out;
+	if (restartable(&c->regs0))
+		(void)path_syscall(c);
+	else
+		(void)path_user(c);
+out:
+	release(c);
+}
+
+void ptrace_set_thread_policy(pid_t pid, pid_t tid, const struct ptrace_request *req,
+			      struct ptrace_result *res)
+{
+	struct inj *c;
+	sigset_t defer, old;
+	bool deferred;
+
+	memset(res, 0, sizeof(*res));
+	res->yama_scope = -1;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		res->verdict = PTRACE_FAILED;
+		res->err = ENOMEM;
+		snprintf(res->detail, sizeof(res->detail), "out of memory");
+		return;
+	}
+	c->pid = pid;
+	c->tid = tid;
+	c->req = req;
+	c->res = res;
+	if (mask_bytes(req) > SCRATCH_MAX || (req->maxnode > 1 && !req->mask)) {
+		verdict(c, PTRACE_FAILED, EINVAL, "node mask too large");
+		goto out;
+	}
+	if (preflight(c) < 0)
+		goto out;
+
+	/* The caller's own termination signals wait until the thread is
+	 * released: an interrupted injection is the one thing to avoid. */
+	sigemptyset(&defer);
+	sigaddset(&defer, SIGINT);
+	sigaddset(&defer, SIGTERM);
+	sigaddset(&defer, SIGHUP);
+	sigaddset(&defer, SIGQUIT);
+	sigaddset(&defer, SIGTSTP);
+	deferred = pthread_sigmask(SIG_BLOCK, &defer, &old) == 0;
+	inject(c);
+	if (deferred)
+		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+out:
+	free(c);
+}
+
+#endif /* __x86_64__ */

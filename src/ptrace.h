@@ -1,0 +1,113 @@
+/*
+ * ptrace.h - the ptrace backend: make one thread of a running process call
+ * set_mempolicy(2) itself, on any Linux, with nothing but ptrace.  One call
+ * handles one thread from attach to detach; it prints nothing and keeps no
+ * state between calls.  x86_64 only: elsewhere every call answers
+ * PTRACE_UNSUPPORTED without touching the target.
+ *
+ * How (x86_64): PTRACE_SEIZE + PTRACE_INTERRUPT (no SIGSTOP, no EXITKILL),
+ * then, with all the thread's signals blocked by PTRACE_SETSIGMASK:
+ *  - a thread stopped inside an interrupted system call ("path A") is let
+ *    run into the entry of that call again, whose number is swapped for
+ *    set_mempolicy; at its exit the registers are rewound so the original
+ *    call is entered once more, and the thread is released at that entry
+ *    with its own signal mask.  The call keeps its semantics: restartable
+ *    calls go on (relative sleeps with their remaining time, through
+ *    restart_syscall), and a signal that came meanwhile meets the call
+ *    exactly as it would have without us.
+ *  - a thread stopped in user code ("path B") has its instruction pointer
+ *    moved to a `syscall' instruction in its [vdso] (or another executable
+ *    mapping), runs to the exit of that one call, and gets all its
+ *    registers back exactly (the instruction pointer moved to the abort
+ *    handler if it was inside an rseq critical section, as the kernel would
+ *    have done).
+ * The node mask is written below the red zone of the thread's own stack
+ * (sp - 128 and lower, inside the writable mapping that holds sp) and the
+ * bytes there are put back after the call.  No breakpoint, no single step,
+ * no signal is ever sent to the target, and nothing is written to its code.
+ *
+ * What holds, and what does not:
+ *  - Target or thread dying at any point: reported as PTRACE_GONE, nothing
+ *    left behind.
+ *  - A group-stopped (SIGSTOP, State T) target stays stopped: the kernel
+ *    puts the thread back into the group stop when it is detached.  A stop
+ *    signal that arrives during the injection (it cannot be blocked) is
+ *    held back and re-sent to the thread once it is released.
+ *  - SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGTSTP sent to the CALLER are
+ *    held back in the calling thread for the duration of one call and act
+ *    after the target thread is released, so they cannot cut an injection.
+ *  - If the caller is killed outright (SIGKILL, OOM, crash) the kernel
+ *    detaches the thread wherever it is.  Before the first change and after
+ *    the release, nothing is left.  In between, the thread may be left with:
+ *      * every signal blocked (its mask is only put back at release): it
+ *        keeps running, but handles no signal until it sets its mask again
+ *        (process-directed signals go to other threads; SIGKILL works);
+ *      * path A, killed while set_mempolicy is being made: the interrupted
+ *        call returns set_mempolicy's result (0 or -errno) instead of
+ *        restarting: a sleep ends early, a read() returns 0;
+ *      * path B, killed while the registers are redirected: the thread
+ *        runs on in vDSO code with wrong registers and most likely crashes;
+ *      * up to 8 KiB of dead stack below its red zone overwritten by the
+ *        node mask (memory no live frame uses).
+ *    These windows last tens of microseconds per thread; only one thread
+ *    of a process is ever inside one.  This is the same residual risk as
+ *    gdb's "call" and CRIU's parasite.
+ *  - Some system calls return EINTR to the target merely because it was
+ *    stopped by ptrace (epoll_wait, epoll_pwait, semop/semtimedop,
+ *    sigtimedwait, socket calls with SO_RCVTIMEO/SO_SNDTIMEO; signal(7)).
+ *    No ptrace tool can avoid that; programs must retry them anyway.
+ *  - The injected call passes the target's own seccomp filters, which may
+ *    deny it or kill the thread: threads with a filter are refused unless
+ *    allow_seccomp is set.
+ *  - A thread that does not reach a stop within PMP_PTRACE_TIMEOUT_MS
+ *    (uninterruptible sleep, vfork parent, frozen cgroup) is reported as
+ *    PTRACE_FAILED/ETIMEDOUT; its pending stop request is dropped only when
+ *    the caller exits.
+ */
+#ifndef PMP_PTRACE_H
+#define PMP_PTRACE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define PMP_PTRACE_TIMEOUT_MS 2000
+
+enum ptrace_verdict {
+	PTRACE_SET = 0,		/* set_mempolicy returned 0 in the thread */
+	PTRACE_CALL_FAILED,	/* set_mempolicy ran in the thread and failed: err = its errno */
+	PTRACE_GONE,		/* the thread exited before or during */
+	PTRACE_DENIED,		/* PTRACE_SEIZE refused: err = EPERM/EACCES, yama_scope set */
+	PTRACE_ALREADY_TRACED,	/* tracer = its TracerPid */
+	PTRACE_SECCOMP,		/* the thread has a seccomp filter and allow_seccomp was false */
+	PTRACE_COMPAT_TASK,	/* a 32-bit task (or a thread inside a 32-bit system call) */
+	PTRACE_ZOMBIE,		/* zombie or exiting thread (e.g. a leader after pthread_exit) */
+	PTRACE_KERNEL_THREAD,	/* a kernel thread: cannot be traced */
+	PTRACE_UNSUPPORTED,	/* architecture not supported by this build */
+	PTRACE_FAILED,		/* anything else: err and detail say what */
+};
+
+struct ptrace_result {
+	enum ptrace_verdict verdict;
+	int err;		/* errno behind CALL_FAILED, DENIED, FAILED; else 0 */
+	pid_t tracer;		/* ALREADY_TRACED: the tracer's pid */
+	int yama_scope;		/* /proc/sys/kernel/yama/ptrace_scope, -1 if absent */
+	char detail[96];	/* FAILED (and a few others): a short phrase */
+};
+
+struct ptrace_request {
+	int mode;			/* MPOL_* | MPOL_F_* flags */
+	const unsigned long *mask;	/* node mask words, NULL for none */
+	unsigned long maxnode;		/* mask bits + 1, as set_mempolicy(2) takes it; 0 for none */
+	bool allow_seccomp;		/* inject even into threads under a seccomp filter */
+};
+
+/* Make thread tid of process pid call set_mempolicy(mode, mask, maxnode)
+ * itself, and say how it went in *res.  Never leaves the thread traced or
+ * modified when it returns (see above for a caller killed meanwhile). */
+void ptrace_set_thread_policy(pid_t pid, pid_t tid, const struct ptrace_request *req,
+			      struct ptrace_result *res);
+
+/* The verdict as a short lower-case word ("set", "gone", ...). */
+const char *ptrace_verdict_name(enum ptrace_verdict v);
+
+#endif

@@ -1,0 +1,497 @@
+#!/usr/bin/env bats
+# The ptrace backend (src/ptrace.c) on the running kernel: every thread of
+# a live process is made to call set_mempolicy(2) itself.  The target is
+# tests/helpers/pmp-blocker, whose threads sit in the blocking calls an
+# injection interrupts and then check that their call still behaved; the
+# policy is read back with get_mempolicy(2) INSIDE each thread and from
+# /proc/PID/task/TID/numa_maps.  One NUMA node is enough: node 0 and the
+# modes bind, interleave, preferred, local and default.
+#
+# Section 1 drives the engine directly through tests/helpers/pmp-inject.
+# Section 2 (at the end) runs the same scenarios through the CLI,
+# `pidmempolicy --backend=ptrace`; those tests skip themselves until the
+# tool's --help mentions --backend.
+#
+# What the blocked calls must do after an injection (pmp-blocker's header):
+#   nanosleep, clock_nanosleep, poll   return 0 after the requested time,
+#                                      not twice it, not EINTR
+#   pthread_cond_timedwait             ETIMEDOUT at its deadline
+#   pthread_cond_wait, read(pipe)      return when woken / written, with
+#                                      the data ("hello")
+#   epoll_wait                         0 at its timeout OR -1/EINTR: a
+#                                      ptrace stop makes epoll_wait fail
+#                                      with EINTR (signal(7)); documented
+#   busy register loop                 no register ever changed (bad=0)
+#   sigsuspend + SIGUSR1 handler       every return is one handler run
+
+load helpers
+
+PMP_BLOCKER=${PMP_BLOCKER:-$PMP_BUILDDIR/tests/helpers/pmp-blocker}
+PMP_INJECT=${PMP_INJECT:-$PMP_BUILDDIR/tests/helpers/pmp-inject}
+PMP_TARGET=${PMP_TARGET:-$PMP_BUILDDIR/tests/helpers/pmp-target}
+PMP_SECCOMP=${PMP_SECCOMP_BIN:-$PMP_SECCOMP}
+MS=2500				# length of a round's blocking calls
+NR_SET_MEMPOLICY=238		# x86_64
+ROUND=(nanosleep clock_nanosleep poll cond_timedwait cond_wait read epoll busy writer)
+
+setup() {
+	[ "$(uname -m)" = x86_64 ] || skip "the ptrace backend is x86_64 only"
+	[ -x "$PMP_BLOCKER" ] || skip "pmp-blocker not built ($PMP_BLOCKER)"
+	[ -x "$PMP_INJECT" ] || skip "pmp-inject not built ($PMP_INJECT)"
+	BG_PIDS=()
+}
+
+teardown() {
+	local p
+	for p in "${BG_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	blocker_stop
+	[ -z "${TARGET2_PID:-}" ] || kill -KILL "$TARGET2_PID" 2>/dev/null || true
+	wait 2>/dev/null || true
+}
+
+# ---- pmp-blocker driver ----------------------------------------------------
+
+# blocker_start [--] [WRAPPER...] -- [ARGS]: start pmp-blocker (through a
+# wrapper that execs it, e.g. pmp-seccomp), connected to fifos; sets
+# BLOCKER_PID.
+blocker_start() {
+	local -a wrapper=() args=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
+	[ $# -gt 0 ] && { shift; wrapper=("$@"); }
+	local dir=$BATS_TEST_TMPDIR/blocker
+	mkdir -p "$dir"
+	mkfifo "$dir/in" "$dir/out"
+	exec {BLOCKER_W}<>"$dir/in" {BLOCKER_R}<>"$dir/out"
+	(
+		eval "exec $BLOCKER_W>&- $BLOCKER_R>&-"
+		exec "${wrapper[@]}" "$PMP_BLOCKER" "${args[@]}" <"$dir/in" >"$dir/out" 2>"$dir/stderr" 3>&-
+	) &
+	BLOCKER_PID=$!
+	local line
+	IFS= read -r -t 20 -u "$BLOCKER_R" line || { echo "no ready line" >&2; cat "$dir/stderr" >&2; return 1; }
+	[ "$line" = "ready $BLOCKER_PID" ] || { echo "got '$line'" >&2; return 1; }
+}
+
+# ask COMMAND: one command, its one-line reply in $REPLY_LINE (and printed).
+ask() {
+	printf '%s\n' "$*" >&"$BLOCKER_W"
+	IFS= read -r -t 60 -u "$BLOCKER_R" REPLY_LINE || { echo "no reply to '$*'" >&2; return 1; }
+	echo "$* -> $REPLY_LINE"
+	[[ $REPLY_LINE != error* ]]
+}
+
+blocker_stop() {
+	[ -n "${BLOCKER_PID:-}" ] || return 0
+	kill -KILL "$BLOCKER_PID" 2>/dev/null || true
+	wait "$BLOCKER_PID" 2>/dev/null || true
+	eval "exec $BLOCKER_W>&- $BLOCKER_R>&-"
+	BLOCKER_PID=
+}
+
+# field NAME LINE: the value of NAME= in a reply line.
+field() {
+	local re="(^| )$1=([^ ]*)"
+	[[ $2 =~ $re ]] && printf '%s\n' "${BASH_REMATCH[2]}"
+}
+
+# The task policy of a thread as numa_maps prints it (first mapping: the
+# executable, which has no VMA policy of its own).
+task_policy() {
+	awk 'NR == 1 { print $2; exit }' "/proc/$1/task/$2/numa_maps"
+}
+
+thread_state() {
+	awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/task/$2/stat"
+}
+
+tids_of() {
+	ls "/proc/$1/task" | sort -n
+}
+
+# check_round MODE NODES: wait for the round, then every round thread
+# returned correctly, on time, and has the policy (get_mempolicy inside it).
+check_round() {
+	local mode=$1 nodes=$2 name e
+	ask wait
+	for name in "${ROUND[@]}"; do
+		ask report "$name"
+		[ "$(field ok "$REPLY_LINE")" = 1 ]
+		[ "$(field mode "$REPLY_LINE")" = "$mode" ]
+		[ "$(field nodes "$REPLY_LINE")" = "$nodes" ]
+		e=$(field elapsed_ms "$REPLY_LINE")
+		case $name in
+		busy) [ "$(field bad "$REPLY_LINE")" = 0 ] ;;
+		epoll)	# 0 at the timeout, or EINTR when it was stopped
+			if [ "$(field rv "$REPLY_LINE")" = 0 ]; then
+				[ "$e" -ge $((MS - 10)) ]
+			else
+				[ "$(field rv "$REPLY_LINE")" = -1 ] && [ "$(field errno "$REPLY_LINE")" = 4 ]
+			fi ;;
+		*)	# ended on time: not early, not a full second round
+			[ "$e" -ge $((MS - 10)) ] && [ "$e" -lt $((MS + MS / 3)) ] ;;
+		esac
+	done
+	ask report read
+	[ "$(field data "$REPLY_LINE")" = hello ]
+	ask report sigsuspend
+	[ "$(field ok "$REPLY_LINE")" = 1 ]
+	[ "$(field mode "$REPLY_LINE")" = "$mode" ]
+}
+
+# inject ARGS...: run pmp-inject, output in $output, status in $status.
+inject() {
+	run "$PMP_INJECT" "$@"
+	echo "pmp-inject $*: status=$status"
+	echo "$output"
+}
+
+# every_thread_set: each line of the last pmp-inject output says "set".
+every_thread_set() {
+	local n
+	n=$(grep -c '^[0-9]* set ' <<<"$output")
+	[ "$n" -eq "$(grep -c '^[0-9]' <<<"$output")" ]
+	[ "$n" -ge 1 ]
+}
+
+# =========================================================================
+# Section 1: the engine through pmp-inject
+# =========================================================================
+
+@test "inject: every thread gets bind:0, both paths run, every blocked call behaves" {
+	blocker_start --ms=$MS
+	ask start
+	sleep 0.7
+	inject "$BLOCKER_PID" bind 0
+	[ "$status" -eq 0 ]
+	every_thread_set
+	[ "$(grep -c '^[0-9]' <<<"$output")" -eq "$(tids_of "$BLOCKER_PID" | wc -l)" ]
+	grep -q 'detail=in syscall' <<<"$output"	# path A: interrupted system calls
+	grep -q 'detail=in user code' <<<"$output"	# path B: the busy thread
+	for t in $(tids_of "$BLOCKER_PID"); do
+		[ "$(task_policy "$BLOCKER_PID" "$t")" = bind:0 ]
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$BLOCKER_PID/task/$t/status")" = 0 ]
+	done
+	check_round 2 0
+	ask policy
+	[ "$REPLY_LINE" = "mode=2 nodes=0" ]
+	# its threads still work: a second round, unchanged policy
+	ask start
+	check_round 2 0
+}
+
+@test "inject: interleave, preferred, local, default, bind+static" {
+	blocker_start --ms=$MS
+	local spec
+	for spec in "interleave 0 3 0 interleave:0" "preferred 0 1 0 prefer:0" "local - 4 none local" \
+		    "default - 0 none default" "bind+static 0 2 0 bind=static:0"; do
+		set -- $spec
+		ask start 1500
+		sleep 0.3
+		inject "$BLOCKER_PID" "$1" "$2"
+		[ "$status" -eq 0 ]
+		every_thread_set
+		for t in $(tids_of "$BLOCKER_PID"); do
+			[ "$(task_policy "$BLOCKER_PID" "$t")" = "$5" ]
+		done
+		MS=1500 check_round "$3" "$4"
+	done
+	ask report nanosleep
+	[[ $REPLY_LINE == *flags=static* ]]
+}
+
+@test "inject: a signal storm during the injection: target survives, no signal lost or doubled" {
+	blocker_start --ms=$MS
+	local stop=$BATS_TEST_TMPDIR/stop count=$BATS_TEST_TMPDIR/count
+	ask start
+	( n=0; while [ ! -e "$stop" ] && kill -USR1 "$BLOCKER_PID" 2>/dev/null; do n=$((n + 1)); done; echo "$n" >"$count" ) 3>&- &
+	BG_PIDS+=($!)
+	sleep 0.2
+	for pass in 1 2 3 4 5; do
+		inject "$BLOCKER_PID" bind 0
+		[ "$status" -eq 0 ]
+		every_thread_set
+	done
+	touch "$stop"
+	wait "${BG_PIDS[0]}"
+	local sent handled
+	sent=$(cat "$count")
+	echo "sent=$sent"
+	kill -0 "$BLOCKER_PID"
+	check_round 2 0
+	ask report sigsuspend
+	handled=$(field handled "$REPLY_LINE")
+	# standard signals coalesce, so handled <= sent (+1 for the SIGUSR2 of
+	# the report itself); every sigsuspend return was one handler run
+	[ "$sent" -gt 0 ] && [ "$handled" -gt 0 ] && [ "$handled" -le $((sent + 1)) ]
+	[ "$(field ok "$REPLY_LINE")" = 1 ]
+}
+
+@test "inject: a SIGSTOPped target stays stopped, and works after SIGCONT" {
+	blocker_start --ms=$MS
+	ask start
+	sleep 0.3
+	kill -STOP "$BLOCKER_PID"
+	for i in $(seq 50); do
+		[ "$(thread_state "$BLOCKER_PID" "$BLOCKER_PID")" = T ] && break
+		sleep 0.05
+	done
+	inject "$BLOCKER_PID" bind 0
+	[ "$status" -eq 0 ]
+	every_thread_set
+	sleep 0.3
+	for t in $(tids_of "$BLOCKER_PID"); do
+		[ "$(thread_state "$BLOCKER_PID" "$t")" = T ]
+		[ "$(task_policy "$BLOCKER_PID" "$t")" = bind:0 ]
+	done
+	kill -CONT "$BLOCKER_PID"
+	ask wait
+	local name
+	for name in "${ROUND[@]}"; do
+		ask report "$name"
+		[ "$(field ok "$REPLY_LINE")" = 1 ]
+		[ "$(field mode "$REPLY_LINE")" = 2 ]
+	done
+	ask start 1000
+	MS=1000 check_round 2 0
+}
+
+@test "inject: thread churn: converges, every thread found is set or gone, new threads inherit" {
+	blocker_start --ms=$MS --idle=20
+	ask churn on
+	sleep 0.2
+	inject "$BLOCKER_PID" interleave 0
+	# threads may exit between listing and seizing: "gone" (or "zombie"
+	# while exiting) is fine, anything else is not
+	! grep '^[0-9]' <<<"$output" | grep -Ev '^[0-9]+ (set|gone|zombie) '
+	grep -q '^summary ' <<<"$output"
+	[ "$(field set "$(tail -n 1 <<<"$output")")" -ge 30 ]
+	sleep 0.3
+	ask report churn
+	[ "$(field mode "$REPLY_LINE")" = 3 ]	# a child created after: inherited
+	ask churn off
+	ask idle-check
+	[ "$REPLY_LINE" = "idle n=20 same=20 mode=3 nodes=0" ]
+	ask ping
+}
+
+@test "inject: a thread already traced is refused with its tracer's pid, the others are set" {
+	command -v strace >/dev/null || skip "no strace"
+	blocker_start --ms=$MS
+	ask tids
+	local victim tracer
+	victim=$(field nanosleep "$REPLY_LINE")
+	strace -qq -e trace=none -p "$victim" -o /dev/null 3>&- &
+	tracer=$!
+	BG_PIDS+=("$tracer")
+	for i in $(seq 100); do
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$BLOCKER_PID/task/$victim/status")" != 0 ] && break
+		sleep 0.05
+	done
+	inject "$BLOCKER_PID" bind 0
+	[ "$status" -eq 1 ]
+	grep -q "^$victim already-traced err=EPERM tracer=$tracer " <<<"$output"
+	[ "$(grep -c ' set ' <<<"$output")" -eq $(( $(tids_of "$BLOCKER_PID" | wc -l) - 1 )) ]
+	[ "$(task_policy "$BLOCKER_PID" "$victim")" = default ]
+	ask ping
+}
+
+@test "inject: a seccomp-filtered target is refused unless --allow-seccomp" {
+	[ -x "$PMP_SECCOMP" ] || skip "pmp-seccomp not built"
+	# a filter that would KILL the process on set_mempolicy: never called
+	blocker_start --ms=$MS -- "$PMP_SECCOMP" --deny=$NR_SET_MEMPOLICY --
+	ask start 1000
+	inject "$BLOCKER_PID" bind 0
+	[ "$status" -eq 1 ]
+	[ "$(grep -c '^[0-9]' <<<"$output")" -eq "$(grep -c '^[0-9]* seccomp ' <<<"$output")" ]
+	MS=1000 check_round 0 none
+	blocker_stop
+
+	# a filter that makes set_mempolicy fail with EPERM: allowed, the call
+	# runs in every thread and fails there, the target carries on
+	blocker_start --ms=$MS -- "$PMP_SECCOMP" --deny=$NR_SET_MEMPOLICY --action=errno:EPERM --
+	ask start 1000
+	sleep 0.2
+	inject --allow-seccomp "$BLOCKER_PID" bind 0
+	[ "$status" -eq 1 ]
+	[ "$(grep -c '^[0-9]' <<<"$output")" -eq "$(grep -c '^[0-9]* call-failed err=EPERM ' <<<"$output")" ]
+	MS=1000 check_round 0 none
+	blocker_stop
+
+	# a filter that does not concern set_mempolicy: allowed and set
+	blocker_start --ms=$MS -- "$PMP_SECCOMP" --deny=451 --
+	ask start 1000
+	sleep 0.2
+	inject --allow-seccomp "$BLOCKER_PID" bind 0
+	[ "$status" -eq 0 ]
+	every_thread_set
+	MS=1000 check_round 2 0
+}
+
+@test "inject: SIGKILLed mid-run, the tool leaves the target running, untraced, answering" {
+	blocker_start --ms=$MS --idle=400
+	local out=$BATS_TEST_TMPDIR/inject.out
+	"$PMP_INJECT" "$BLOCKER_PID" bind 0 >"$out" 3>&- &
+	local inj=$!
+	BG_PIDS+=("$inj")
+	for i in $(seq 400); do
+		[ "$(grep -c . "$out")" -ge 60 ] && break
+		sleep 0.005
+	done
+	kill -KILL "$inj"
+	wait "$inj" || true
+	echo "pmp-inject did $(grep -c . "$out") threads before SIGKILL"
+	[ "$(grep -c . "$out")" -lt 400 ]	# it really was cut short
+	sleep 0.2
+	local t blocked_all=0
+	for t in $(tids_of "$BLOCKER_PID"); do
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$BLOCKER_PID/task/$t/status")" = 0 ]
+		[[ $(thread_state "$BLOCKER_PID" "$t") != [Tt] ]]
+		# ptrace.h: at most the one thread being injected may be left with
+		# every signal blocked
+		grep -q '^SigBlk:.*fffffffffffe' "/proc/$BLOCKER_PID/task/$t/status" && blocked_all=$((blocked_all + 1))
+	done
+	echo "threads left with every signal blocked: $blocked_all"
+	[ "$blocked_all" -le 1 ]
+	ask ping
+	ask idle-check
+	[ "$(field n "$REPLY_LINE")" = 400 ]
+	ask start 1000
+	ask wait
+	# and a complete run afterwards sets everything
+	inject "$BLOCKER_PID" bind 0
+	[ "$status" -eq 0 ]
+	every_thread_set
+}
+
+@test "inject: zombie, kernel thread, vanished thread: refused before any ptrace" {
+	[ -x "$PMP_TARGET" ] || skip "pmp-target not built"
+	local dir=$BATS_TEST_TMPDIR/t2
+	mkdir -p "$dir" && mkfifo "$dir/in" "$dir/out"
+	exec {T2W}<>"$dir/in" {T2R}<>"$dir/out"
+	"$PMP_TARGET" <"$dir/in" >"$dir/out" 3>&- &
+	TARGET2_PID=$!
+	read -r -t 10 -u "$T2R" line
+	echo zombie >&"$T2W"
+	read -r -t 10 -u "$T2R" zpid
+	inject "$zpid" bind 0
+	[ "$status" -eq 1 ]
+	grep -q "^$zpid zombie " <<<"$output"
+	kthreadd=2
+	[ "$(awk '{ print $2 }' /proc/2/stat)" = "(kthreadd)" ] || skip "pid 2 is not kthreadd"
+	inject "$kthreadd" bind 0
+	grep -q "^2 kernel-thread " <<<"$output"
+	inject --tid=999999999 "$TARGET2_PID" bind 0
+	grep -q "^999999999 gone " <<<"$output"
+	eval "exec $T2W>&- $T2R>&-"
+}
+
+@test "inject: cost per thread over 100+ threads" {
+	blocker_start --ms=$MS --idle=100
+	inject "$BLOCKER_PID" interleave 0
+	[ "$status" -eq 0 ]
+	every_thread_set
+	tail -n 1 <<<"$output" >&3
+	ask idle-check
+	[ "$REPLY_LINE" = "idle n=100 same=100 mode=3 nodes=0" ]
+}
+
+# =========================================================================
+# Section 2: the CLI, pidmempolicy --backend=ptrace (skipped until wired)
+# =========================================================================
+
+cli_ready() {
+	[ -x "$PMP" ] || skip "pidmempolicy not built"
+	"$PMP" --help 2>/dev/null | grep -q -- '--backend' || skip "the CLI has no --backend yet"
+}
+
+@test "cli: --backend=ptrace -a sets every thread; blocked calls behave" {
+	cli_ready
+	blocker_start --ms=$MS
+	ask start
+	sleep 0.7
+	run --separate-stderr "$PMP" --backend=ptrace -a --membind=0 -p "$BLOCKER_PID"
+	echo "status=$status stdout=[$output] stderr=[$stderr]"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	for t in $(tids_of "$BLOCKER_PID"); do
+		[ "$(task_policy "$BLOCKER_PID" "$t")" = bind:0 ]
+	done
+	check_round 2 0
+}
+
+@test "cli: --backend=ptrace without -a sets the main thread only" {
+	cli_ready
+	blocker_start --ms=$MS
+	run --separate-stderr "$PMP" --backend=ptrace --interleave=0 -p "$BLOCKER_PID"
+	[ "$status" -eq 0 ]
+	[ "$(task_policy "$BLOCKER_PID" "$BLOCKER_PID")" = interleave:0 ]
+	ask tids
+	[ "$(task_policy "$BLOCKER_PID" "$(field nanosleep "$REPLY_LINE")")" = default ]
+}
+
+@test "cli: --backend=ptrace on a stopped target leaves it stopped" {
+	cli_ready
+	blocker_start --ms=$MS
+	kill -STOP "$BLOCKER_PID"
+	sleep 0.2
+	run --separate-stderr "$PMP" --backend=ptrace -a --membind=0 -p "$BLOCKER_PID"
+	[ "$status" -eq 0 ]
+	for t in $(tids_of "$BLOCKER_PID"); do
+		[ "$(thread_state "$BLOCKER_PID" "$t")" = T ]
+	done
+	kill -CONT "$BLOCKER_PID"
+	ask ping
+}
+
+@test "cli: --backend=ptrace names the tracer of a traced thread, sets the rest, exits 64" {
+	cli_ready
+	command -v strace >/dev/null || skip "no strace"
+	blocker_start --ms=$MS
+	ask tids
+	local victim tracer
+	victim=$(field poll "$REPLY_LINE")
+	strace -qq -e trace=none -p "$victim" -o /dev/null 3>&- &
+	tracer=$!
+	BG_PIDS+=("$tracer")
+	for i in $(seq 100); do
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$BLOCKER_PID/task/$victim/status")" != 0 ] && break
+		sleep 0.05
+	done
+	run --separate-stderr "$PMP" --backend=ptrace -a --membind=0 -p "$BLOCKER_PID"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 64 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == *"tid $victim "* ]] && [[ $stderr == *"$tracer"* ]]
+}
+
+@test "cli: --backend=ptrace refuses a seccomp-filtered target, -a with --allow-seccomp... is the CLI's choice" {
+	cli_ready
+	[ -x "$PMP_SECCOMP" ] || skip "pmp-seccomp not built"
+	blocker_start --ms=$MS -- "$PMP_SECCOMP" --deny=$NR_SET_MEMPOLICY --
+	run --separate-stderr "$PMP" --backend=ptrace -a --membind=0 -p "$BLOCKER_PID"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *seccomp* ]]
+	kill -0 "$BLOCKER_PID"
+	ask policy
+	[ "$REPLY_LINE" = "mode=0 nodes=none" ]
+}
+
+@test "cli: --backend=ptrace killed mid-run leaves the target running and untraced" {
+	cli_ready
+	blocker_start --ms=$MS --idle=400
+	"$PMP" --backend=ptrace -a --membind=0 -p "$BLOCKER_PID" >/dev/null 2>&1 3>&- &
+	local tool=$!
+	sleep 0.03
+	kill -KILL "$tool" 2>/dev/null || true
+	wait "$tool" || true
+	sleep 0.2
+	for t in $(tids_of "$BLOCKER_PID"); do
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$BLOCKER_PID/task/$t/status")" = 0 ]
+		[[ $(thread_state "$BLOCKER_PID" "$t") != [Tt] ]]
+	done
+	ask ping
+	ask idle-check
+}
