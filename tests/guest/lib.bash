@@ -1,0 +1,289 @@
+# lib.bash - helpers for the pidmempolicy guest tests (bats).
+#
+# Load it from a test file with `load lib` (mkinitramfs.sh puts it beside the
+# test files in /opt/pmp/tests). It defines a default teardown() that calls
+# pmp_teardown; a test file that defines its own teardown() must call
+# pmp_teardown from it.
+#
+# Environment (exported by the guest /init):
+#   PMP_KERNEL_VARIANT  patched | stock
+#   PMP_KERNEL_RELEASE  uname -r
+#   PMP_TOOL            the tool under test (/opt/pmp/bin/pidmempolicy)
+#   PMP_HELPERS         directory of the helper programs (/opt/pmp/bin)
+#   PMP_CMD_TIMEOUT     seconds target_cmd waits for a reply (default 20;
+#                       TCG is slow: a 64 MiB alloc takes a second or two)
+#
+# Targets (tests/helpers/pmp-target.c; see its header for the commands):
+#   target_start [--name=NAME] [--threads=N] [-- WRAPPER ARGS...]
+#       Start pmp-target in the background (optionally through a wrapper
+#       such as `pmp-runas --uid=1000 --` or `pmp-seccomp --deny=... --`,
+#       which must exec its command so that the PID stays the same), with
+#       stdin and stdout connected to fifos in $BATS_TEST_TMPDIR, wait for its
+#       "ready PID" line and set TARGET_PID (and TARGET_PID_<NAME> when
+#       --name is given). The default name is "target". Several targets can
+#       run at once under different names.
+#   target_cmd [--name=NAME] "COMMAND ARGS"
+#       Send one command, wait (bounded by PMP_CMD_TIMEOUT) for the one-line
+#       reply and print it. Returns 1 on timeout or if the reply starts with
+#       "error " (the reply is still printed). A transcript of every target is
+#       kept in $BATS_TEST_TMPDIR/NAME.log (target_log prints it).
+#   target_stop [--name=NAME]
+#       Send "exit", wait briefly, then SIGKILL; reap it. Idempotent.
+#   target_log [--name=NAME]    print the transcript and the target's stderr
+#
+# NUMA inspection:
+#   numa_nodes_of PID ADDR
+#       Print the page counts per node "N0 N1 N2 N3" (one number per node
+#       in /sys/devices/system/node, 0 for nodes that do not appear) of the
+#       /proc/PID/numa_maps line whose start address is ADDR (hex, as
+#       pmp-target's alloc prints it; a 0x prefix is accepted). Fails if
+#       there is no such line.
+#   numa_policy_of PID ADDR
+#       Print the policy field (second column) of that numa_maps line.
+#   task_policy PID [TID]
+#       Print the task memory policy of thread TID (default PID) as
+#       numa_maps shows it, e.g. "default", "interleave:0-3", "bind:1",
+#       "prefer:2", "local", "prefer (many):0-1". It is taken from the FIRST
+#       line of /proc/PID/task/TID/numa_maps (the executable's first
+#       mapping): numa_maps prints the task policy of the thread for every
+#       mapping that has no VMA policy of its own, and no helper program ever
+#       sets a VMA policy on its executable.
+#   node_count              number of NUMA nodes in /sys/devices/system/node
+#   cap_eff PID             CapEff of PID as a hex string
+#   cap_eff_has PID BIT     succeed if bit BIT (e.g. 23 = CAP_SYS_NICE) is set
+#   wait_until SECS CMD...  retry CMD every 0.1 s until it succeeds or SECS pass
+
+PMP_HELPERS=${PMP_HELPERS:-/opt/pmp/bin}
+PMP_TOOL=${PMP_TOOL:-$PMP_HELPERS/pidmempolicy}
+PMP_CMD_TIMEOUT=${PMP_CMD_TIMEOUT:-20}
+
+declare -gA _PMP_TPID=() _PMP_TWFD=() _PMP_TRFD=()
+
+_pmp_err() { printf 'lib.bash: %s\n' "$*" >&2; }
+
+target_start() {
+	local threads=0 name=target
+	local -a wrapper=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--name=*) name=${1#--name=} ;;
+		--threads=*) threads=${1#--threads=} ;;
+		--) shift; wrapper=("$@"); break ;;
+		*) _pmp_err "target_start: unknown argument '$1'"; return 2 ;;
+		esac
+		shift
+	done
+	[[ $name =~ ^[A-Za-z0-9_]+$ ]] || { _pmp_err "target_start: bad name '$name'"; return 2; }
+	if [ -n "${_PMP_TPID[$name]:-}" ]; then
+		_pmp_err "target_start: target '$name' is already running (pid ${_PMP_TPID[$name]})"
+		return 1
+	fi
+	local dir=${BATS_TEST_TMPDIR:-/tmp}/pmp-$name
+	rm -rf -- "$dir"
+	mkdir -p "$dir"
+	mkfifo "$dir/in" "$dir/out"
+	local wfd rfd
+	# Opening a fifo read-write never blocks, so nothing here can hang.
+	exec {wfd}<>"$dir/in" {rfd}<>"$dir/out"
+	local others=("${_PMP_TWFD[@]}" "${_PMP_TRFD[@]}" "$wfd" "$rfd")
+	(
+		for fd in "${others[@]}"; do
+			eval "exec $fd>&-"
+		done
+		exec "${wrapper[@]}" "$PMP_HELPERS/pmp-target" --threads="$threads" \
+			<"$dir/in" >"$dir/out" 2>"$dir/stderr" 3>&-
+	) &
+	local pid=$!
+	_PMP_TPID[$name]=$pid
+	_PMP_TWFD[$name]=$wfd
+	_PMP_TRFD[$name]=$rfd
+	: >"${BATS_TEST_TMPDIR:-/tmp}/$name.log"
+	local line
+	if ! IFS= read -r -t "$PMP_CMD_TIMEOUT" -u "$rfd" line; then
+		_pmp_err "target_start: no 'ready' line from pmp-target within ${PMP_CMD_TIMEOUT}s"
+		target_log --name="$name" >&2
+		target_stop --name="$name"
+		return 1
+	fi
+	echo "< $line" >>"${BATS_TEST_TMPDIR:-/tmp}/$name.log"
+	if [[ $line != "ready $pid" ]]; then
+		_pmp_err "target_start: expected 'ready $pid', got '$line'"
+		target_stop --name="$name"
+		return 1
+	fi
+	TARGET_PID=$pid
+	printf -v "TARGET_PID_$name" '%s' "$pid"
+	export TARGET_PID
+	return 0
+}
+
+target_cmd() {
+	local name=target
+	if [[ ${1:-} == --name=* ]]; then
+		name=${1#--name=}
+		shift
+	fi
+	[ $# -ge 1 ] || { _pmp_err "usage: target_cmd [--name=NAME] COMMAND"; return 2; }
+	local cmd="$*"
+	local wfd=${_PMP_TWFD[$name]:-} rfd=${_PMP_TRFD[$name]:-}
+	[ -n "$wfd" ] || { _pmp_err "target_cmd: target '$name' is not running"; return 1; }
+	local log=${BATS_TEST_TMPDIR:-/tmp}/$name.log
+	echo "> $cmd" >>"$log"
+	printf '%s\n' "$cmd" >&"$wfd" || { _pmp_err "target_cmd: cannot write to target '$name'"; return 1; }
+	local line
+	if ! IFS= read -r -t "$PMP_CMD_TIMEOUT" -u "$rfd" line; then
+		echo "! timeout" >>"$log"
+		_pmp_err "target_cmd: no reply to '$cmd' from target '$name' (pid ${_PMP_TPID[$name]}) within ${PMP_CMD_TIMEOUT}s"
+		if ! kill -0 "${_PMP_TPID[$name]}" 2>/dev/null; then
+			_pmp_err "target_cmd: target '$name' is dead"
+		fi
+		return 1
+	fi
+	echo "< $line" >>"$log"
+	printf '%s\n' "$line"
+	[[ $line != error* ]]
+}
+
+target_stop() {
+	local name=target
+	if [[ ${1:-} == --name=* ]]; then
+		name=${1#--name=}
+		shift
+	fi
+	local pid=${_PMP_TPID[$name]:-}
+	[ -n "$pid" ] || return 0
+	local wfd=${_PMP_TWFD[$name]} rfd=${_PMP_TRFD[$name]}
+	if kill -0 "$pid" 2>/dev/null; then
+		{ printf 'exit\n' >&"$wfd"; } 2>/dev/null || true
+		local i
+		for ((i = 0; i < 20; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			# A zombie (exited, not yet reaped) still passes kill -0.
+			[[ $(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null) == Z ]] && break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+	eval "exec $wfd>&- $rfd>&-"
+	unset "_PMP_TPID[$name]" "_PMP_TWFD[$name]" "_PMP_TRFD[$name]"
+	if [ "$name" = target ] || [ "${TARGET_PID:-}" = "$pid" ]; then
+		unset TARGET_PID
+	fi
+	return 0
+}
+
+target_log() {
+	local name=target
+	if [[ ${1:-} == --name=* ]]; then
+		name=${1#--name=}
+		shift
+	fi
+	local dir=${BATS_TEST_TMPDIR:-/tmp}
+	echo "--- transcript of target '$name' ---"
+	cat "$dir/$name.log" 2>/dev/null || true
+	if [ -s "$dir/pmp-$name/stderr" ]; then
+		echo "--- stderr of target '$name' ---"
+		cat "$dir/pmp-$name/stderr"
+	fi
+}
+
+pmp_teardown() {
+	local name
+	for name in "${!_PMP_TPID[@]}"; do
+		target_stop --name="$name"
+	done
+	return 0
+}
+
+teardown() {
+	pmp_teardown
+}
+
+node_count() {
+	local n=0 d
+	for d in /sys/devices/system/node/node[0-9]*; do
+		[ -d "$d" ] && n=$((n + 1))
+	done
+	echo "$n"
+}
+
+_pmp_maps_line() {
+	local pid=$1 addr=${2#0x}
+	addr=${addr,,}
+	local line
+	line=$(grep -m1 "^0*${addr#"${addr%%[!0]*}"} " "/proc/$pid/numa_maps") || {
+		_pmp_err "no numa_maps line starting at $2 in /proc/$pid/numa_maps"
+		return 1
+	}
+	printf '%s\n' "$line"
+}
+
+numa_nodes_of() {
+	[ $# -eq 2 ] || { _pmp_err "usage: numa_nodes_of PID ADDR"; return 2; }
+	local line
+	line=$(_pmp_maps_line "$1" "$2") || return 1
+	local max=$(($(node_count) - 1)) i out=() word
+	for ((i = 0; i <= max; i++)); do
+		out[i]=0
+	done
+	for word in $line; do
+		if [[ $word =~ ^N([0-9]+)=([0-9]+)$ ]]; then
+			out[BASH_REMATCH[1]]=${BASH_REMATCH[2]}
+		fi
+	done
+	echo "${out[*]}"
+}
+
+numa_policy_of() {
+	[ $# -eq 2 ] || { _pmp_err "usage: numa_policy_of PID ADDR"; return 2; }
+	local line
+	line=$(_pmp_maps_line "$1" "$2") || return 1
+	_pmp_policy_field "$line"
+}
+
+# The policy field is the second column of a numa_maps line; it has a space
+# only for MPOL_PREFERRED_MANY: "prefer (many):0-1", "prefer (many)=static:1".
+_pmp_policy_field() {
+	local -a w
+	read -r -a w <<<"$1"
+	if [ "${w[1]:-}" = prefer ] && [[ ${w[2]:-} == "(many)"* ]]; then
+		echo "${w[1]} ${w[2]}"
+	else
+		echo "${w[1]:-}"
+	fi
+}
+
+task_policy() {
+	[ $# -ge 1 ] && [ $# -le 2 ] || { _pmp_err "usage: task_policy PID [TID]"; return 2; }
+	local pid=$1 tid=${2:-$1} line
+	IFS= read -r line <"/proc/$pid/task/$tid/numa_maps" || {
+		_pmp_err "cannot read /proc/$pid/task/$tid/numa_maps"
+		return 1
+	}
+	_pmp_policy_field "$line"
+}
+
+cap_eff() {
+	local key val
+	while read -r key val; do
+		[ "$key" = CapEff: ] && { echo "$val"; return 0; }
+	done <"/proc/$1/status"
+	return 1
+}
+
+cap_eff_has() {
+	local hex
+	hex=$(cap_eff "$1") || return 1
+	(((0x$hex >> $2) & 1))
+}
+
+wait_until() {
+	local secs=$1
+	shift
+	local end=$((SECONDS + secs))
+	while ! "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}

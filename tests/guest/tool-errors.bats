@@ -1,0 +1,114 @@
+#!/usr/bin/env bats
+# Kernel truth on Linux 6.1 + v2: each refusal of the kernel comes back as
+# the tool's one-line explanation with its exit status, and the target is
+# left as it was.
+
+load lib
+bats_require_minimum_version 1.5.0
+
+PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
+CG=/sys/fs/cgroup/pmp-test
+
+setup() {
+	[ "$PMP_KERNEL_VARIANT" = patched ] || { echo "this file is for the patched kernel" >&2; return 1; }
+}
+
+teardown() {
+	pmp_teardown
+	if [ -d "$CG" ]; then
+		while read -r p; do echo "$p" > /sys/fs/cgroup/cgroup.procs 2>/dev/null; done < "$CG/cgroup.procs"
+		rmdir "$CG" 2>/dev/null || true
+	fi
+}
+
+@test "root without CAP_SYS_NICE: needs CAP_SYS_NICE, target unchanged" {
+	target_start
+	run --separate-stderr pmp-runas --drop=cap_sys_nice -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): needs CAP_SYS_NICE (try sudo)" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+@test "an unprivileged user on its own process: needs CAP_SYS_NICE" {
+	target_start -- pmp-runas --uid=1000 --
+	run --separate-stderr pmp-runas --uid=1000 -- "$PMP" --membind=1 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): needs CAP_SYS_NICE (try sudo)" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+@test "an unprivileged user with CAP_SYS_NICE against root's process: ptrace denial" {
+	target_start
+	run --separate-stderr pmp-runas --uid=1000 --keep=cap_sys_nice -- "$PMP" --membind=1 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): not allowed to access pid $TARGET_PID (ptrace access mode check; see PERMISSIONS in pidmempolicy(8))" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+@test "the same user with CAP_SYS_NICE on its own process: allowed" {
+	target_start -- pmp-runas --uid=1000 --
+	run --separate-stderr pmp-runas --uid=1000 --keep=cap_sys_nice -- "$PMP" --membind=1 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ "$(task_policy "$TARGET_PID")" = "bind:1" ]
+}
+
+@test "a kernel thread (kthreadd) is refused and named as one" {
+	run --separate-stderr "$PMP" --interleave=0-3 -p 2
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid 2 (kthreadd): pid 2 is a kernel thread; its policy cannot be changed" ]
+}
+
+@test "a zombie has exited: refused, exit 1" {
+	target_start
+	zombie=$(target_cmd zombie)
+	wait_until 5 test "$(cut -d' ' -f3 /proc/$zombie/stat)" = Z
+	run --separate-stderr "$PMP" --interleave=0-3 -p "$zombie"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $zombie (pmp-target): pid $zombie has exited" ]
+}
+
+@test "a target whose cpuset allows mems 0-1 asked for node 3: names its Mems_allowed_list" {
+	mkdir "$CG"
+	echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control
+	echo 0-1 > "$CG/cpuset.mems"
+	target_start
+	echo "$TARGET_PID" > "$CG/cgroup.procs"
+	grep -q '^Mems_allowed_list:.*0-1$' "/proc/$TARGET_PID/status"
+	run --separate-stderr "$PMP" --membind=3 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): nodes 3 not allowed for pid $TARGET_PID (its Mems_allowed_list: 0-1)" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+@test "the same target asked for 0-3: the kernel clips the policy to its cpuset" {
+	mkdir "$CG"
+	echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control
+	echo 0-1 > "$CG/cpuset.mems"
+	target_start
+	echo "$TARGET_PID" > "$CG/cgroup.procs"
+	run --separate-stderr "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ "$(task_policy "$TARGET_PID")" = "interleave:0-1" ]
+	addr=$(target_cmd alloc 16)
+	read -r n0 n1 n2 n3 < <(numa_nodes_of "$TARGET_PID" "$addr")
+	echo "pages per node: $n0 $n1 $n2 $n3"
+	[ $((n2 + n3)) -eq 0 ] && [ "$n0" -ge 2000 ] && [ "$n1" -ge 2000 ]
+}
+
+@test "the caller's own cpuset does not limit the nodes: the target's does" {
+	mkdir "$CG"
+	echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control
+	echo 0 > "$CG/cpuset.mems"
+	target_start
+	run --separate-stderr sh -c "echo \$\$ > $CG/cgroup.procs && exec $PMP --membind=3 -p $TARGET_PID"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$(task_policy "$TARGET_PID")" = "bind:3" ]
+}
+
+@test "a node past the system's nodes is refused before any call" {
+	target_start
+	run --separate-stderr "$PMP" --membind=7 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: invalid node list '7': node argument 7 is out of range" ]
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bats
+# Beyond the setter, on Linux 6.1 + v2: --show, --json, --migrate and
+# --cgroup against the real kernel.
+
+load lib
+bats_require_minimum_version 1.5.0
+
+PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
+CG=/sys/fs/cgroup/pmp-more
+
+setup() {
+	[ "$PMP_KERNEL_VARIANT" = patched ] || { echo "this file is for the patched kernel" >&2; return 1; }
+}
+
+teardown() {
+	pmp_teardown
+	[ -d "$CG" ] && rmdir "$CG" 2>/dev/null || true
+}
+
+@test "--show: the policy the kernel reports, the allowed nodes and the pages per node" {
+	target_start
+	run "$PMP" --membind=0 -p "$TARGET_PID"
+	target_cmd alloc 16 >/dev/null
+	run "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	target_cmd alloc 16 >/dev/null
+	run --separate-stderr "$PMP" --show -p "$TARGET_PID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ "${lines[0]}" == *PID*TID*COMMAND*POLICY*MEMS*PAGES ]]
+	read -r pid tid comm policy mems n0 n1 n2 n3 <<<"${lines[1]}"
+	[ "$pid $tid $comm $policy $mems" = "$TARGET_PID $TARGET_PID pmp-target interleave:0-3 0-3" ]
+	# 16 MiB bound to node 0, then 16 MiB interleaved: node 0 has the most
+	[ "${n0#N0=}" -ge $((4096 + 1000)) ] && [ "${n1#N1=}" -ge 1000 ] && [ "${n3#N3=}" -ge 1000 ]
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "--show -a: one line per thread, each with its own policy (6.1 sets only the leader)" {
+	target_start --threads=2
+	run "$PMP" --membind=2 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	run --separate-stderr "$PMP" --show -a -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 4 ]
+	[ "$(awk 'NR > 1 {print $4}' <<<"$output" | tr '\n' ' ')" = "bind:2 default default " ]
+}
+
+@test "--show --json is one document a script can read" {
+	target_start
+	run "$PMP" --preferred=3 -p "$TARGET_PID"
+	addr=$(target_cmd alloc 8)
+	run --separate-stderr "$PMP" --show --json -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .action <<<"$output")" = show ]
+	[ "$(jq -r '.threads[0].policy' <<<"$output")" = "prefer:3" ]
+	[ "$(jq -r '.threads[0].comm' <<<"$output")" = pmp-target ]
+	[ "$(jq -r '.threads[0].mems_allowed' <<<"$output")" = "0-3" ]
+	[ "$(jq -r '.threads[0].pages["3"]' <<<"$output")" -ge 2048 ]
+	[ "$(jq -r '.totals.shown' <<<"$output")" -eq 1 ]
+	[ "$(jq -r '.exit_status' <<<"$output")" -eq 0 ]
+}
+
+@test "--json of a set run: per-thread results, errno names, totals, exit status" {
+	target_start --threads=1
+	gone=$(target_cmd zombie)
+	run --separate-stderr "$PMP" --json -a --interleave=1-2 -p "$TARGET_PID" -p 4000000
+	echo "$output"
+	[ "$status" -eq 64 ]
+	[ "$(jq -r .policy <<<"$output")" = "interleave:1-2" ]
+	[ "$(jq -r '.threads | length' <<<"$output")" -eq 3 ]
+	[ "$(jq -r '.threads[0].result' <<<"$output")" = set ]
+	[ "$(jq -r '.threads[0].errno' <<<"$output")" = null ]
+	[ "$(jq -r '.threads[1].result' <<<"$output")" = failed ]
+	[ "$(jq -r '.threads[1].message' <<<"$output")" = "this kernel cannot address single threads (needs PIDFD_THREAD, Linux 6.9)" ]
+	[ "$(jq -r '.threads[2].pid' <<<"$output")" -eq 4000000 ]
+	[ "$(jq -r '.threads[2].errno' <<<"$output")" = ESRCH ]
+	[ "$(jq -c .totals <<<"$output")" = '{"set":1,"failed":2,"exited":0}' ]
+	[ "$(jq -r .exit_status <<<"$output")" -eq 64 ]
+	# the failures still reach stderr, one line each
+	[ "$(grep -c '^pidmempolicy: failed to set' <<<"$stderr")" -eq 2 ]
+}
+
+@test "--migrate under bind: pages touched before the call move to the new node" {
+	target_start
+	run "$PMP" --membind=0 -p "$TARGET_PID"
+	addr=$(target_cmd alloc 32)
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "8192 0 0 0" ]
+	run --separate-stderr "$PMP" -v --migrate --membind=2 -p "$TARGET_PID"
+	echo "$output $stderr"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "moved the pages of pid $TARGET_PID (pmp-target) to the policy's nodes (0 not moved)" ]
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "0 0 8192 0" ]
+	[ "$(task_policy "$TARGET_PID")" = "bind:2" ]
+}
+
+@test "--migrate under interleave: pages elsewhere move onto the policy's nodes" {
+	target_start
+	run "$PMP" --membind=0 -p "$TARGET_PID"
+	addr=$(target_cmd alloc 32)
+	run "$PMP" --migrate --interleave=2-3 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	read -r n0 n1 n2 n3 < <(numa_nodes_of "$TARGET_PID" "$addr")
+	echo "pages per node: $n0 $n1 $n2 $n3"
+	[ $((n0 + n1)) -eq 0 ] && [ $((n2 + n3)) -eq 8192 ]
+}
+
+@test "--migrate-only moves pages and leaves the policy as it was" {
+	target_start
+	run "$PMP" --membind=1 -p "$TARGET_PID"
+	addr=$(target_cmd alloc 16)
+	run --separate-stderr "$PMP" --migrate-only --membind=3 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "0 0 0 4096" ]
+	[ "$(task_policy "$TARGET_PID")" = "bind:1" ]
+}
+
+@test "--cgroup: every process in the cgroup is set, one outside is untouched" {
+	mkdir "$CG"
+	target_start --name=in1
+	target_start --name=in2
+	target_start --name=out
+	echo "$TARGET_PID_in1" > "$CG/cgroup.procs"
+	echo "$TARGET_PID_in2" > "$CG/cgroup.procs"
+	run --separate-stderr "$PMP" -v --cgroup="$CG" --membind=1 
+	echo "$output $stderr"
+	[ "$status" -eq 0 ]
+	[ "$(task_policy "$TARGET_PID_in1")" = "bind:1" ]
+	[ "$(task_policy "$TARGET_PID_in2")" = "bind:1" ]
+	[ "$(task_policy "$TARGET_PID_out")" = default ]
+	[ "${lines[-1]}" = "2 set, 0 failed, 0 exited" ]
+	for n in in1 in2 out; do target_stop --name=$n; done
+}
+
+@test "--cgroup on a directory that is no cgroup: refused before anything" {
+	run --separate-stderr "$PMP" --cgroup=/tmp --membind=1
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: /tmp is not a cgroup v2 directory (no readable cgroup.procs)" ]
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bats
+# Linux 6.1 WITHOUT the patch: the tool must say the syscall is not
+# provided, exit 2, change nothing, and never issue the number it was
+# configured with (a seccomp filter would kill it with SIGSYS if it did).
+
+load lib
+bats_require_minimum_version 1.5.0
+
+PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
+NOT_PROVIDED="pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): /proc/kallsyms names no sys_pidfd_set_mempolicy"
+
+setup() {
+	[ "$PMP_KERNEL_VARIANT" = stock ] || { echo "this file is for the stock kernel" >&2; return 1; }
+}
+
+@test "stock 6.1: the seccomp guard kills a raw call of 451 (positive control)" {
+	target_start
+	run pmp-seccomp --deny=451 -- pmp-rawcall --nr=451 --pid="$TARGET_PID" --mode=interleave --nodes=0-3
+	[ "$status" -eq 159 ]
+}
+
+@test "stock 6.1: exit 2, the message, 451 never called, target unchanged" {
+	target_start
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ "$stderr" = "$NOT_PROVIDED" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+@test "stock 6.1: the same with -a and a run-time number override" {
+	target_start --threads=2
+	PIDMEMPOLICY_SYSCALL_NR=451 run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" -a --membind=1 -p "$TARGET_PID"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "$NOT_PROVIDED" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+@test "stock 6.1: --dry-run still plans, with a note, and changes nothing" {
+	target_start
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" -n --interleave=0-3 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "would set pid $TARGET_PID (pmp-target) to interleave:0-3" ]
+	[[ "$stderr" == "pidmempolicy: note: this kernel does not provide pidfd_set_mempolicy(2)"* ]]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+@test "stock 6.1: --show works on any kernel" {
+	target_start
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --show -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	read -r pid tid comm policy mems _ <<<"${lines[1]}"
+	[ "$pid $comm $policy $mems" = "$TARGET_PID pmp-target default 0-3" ]
+}
+
+@test "stock 6.1: --migrate-only moves pages without the syscall" {
+	target_start
+	addr=$(target_cmd alloc 16)
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --migrate-only --membind=2 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "0 0 4096 0" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+@test "stock 6.1: --migrate (which also sets) still exits 2" {
+	target_start
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --migrate --membind=2 -p "$TARGET_PID"
+	[ "$status" -eq 2 ]
+}

@@ -1,0 +1,484 @@
+/*
+ * pmp-target - a scriptable target process for the pidmempolicy guest tests.
+ *
+ * Usage: pmp-target [--threads=N]
+ *
+ * Prints "ready PID" on stdout, then reads one command per line on stdin and
+ * answers every command with exactly ONE line on stdout (flushed at once), so
+ * a bats test can drive it through a fifo (see tests/guest/lib.bash).
+ * Errors are answered with a line starting with "error ". EOF on stdin makes
+ * it exit (status 0).
+ *
+ * Threads are addressed by index: 0 is the main thread, 1..N the worker
+ * threads (started with --threads=N or "spawn N"). Workers sit idle waiting
+ * for commands, so memory they fault in is allocated under THEIR task policy.
+ *
+ * Commands and replies:
+ *   alloc MIB            mmap MIB MiB of private anonymous memory (no mbind),
+ *                        touch every page from the main thread; reply: the
+ *                        start address in hex as /proc/PID/numa_maps prints
+ *                        it ("%08lx", e.g. 7f12a0000000). Each allocation is
+ *                        its own VMA (it is fenced by PROT_NONE guard pages),
+ *                        so it has its own numa_maps line.
+ *   alloc-thread I MIB   the same, but mapped and touched by thread I.
+ *   touch ADDR           write every page of the allocation at ADDR again
+ *                        (from the main thread); reply "ok".
+ *   free ADDR            munmap the allocation at ADDR; reply "ok".
+ *   policy               get_mempolicy(2) of the main thread; reply
+ *                        "mode=M nodes=LIST", e.g. "mode=3 nodes=0-3",
+ *                        "mode=0 nodes=none". M is the mode without the mode
+ *                        flags; if MPOL_F_STATIC_NODES/MPOL_F_RELATIVE_NODES
+ *                        are set, " flags=static" / " flags=relative" is
+ *                        appended. Modes: 0 default, 1 preferred, 2 bind,
+ *                        3 interleave, 4 local, 5 preferred_many.
+ *   policy-thread I      the same, run in thread I.
+ *   threads              reply: the tids of thread 0..N, space separated
+ *                        (the first one is the PID).
+ *   spawn N              start N more worker threads; reply "ok COUNT" with
+ *                        the new number of worker threads.
+ *   reap N               end the N highest-numbered workers; reply "ok COUNT".
+ *   zombie               fork a child that exits at once and is NOT reaped
+ *                        (until "exit"); reply: the child's PID.
+ *   ping                 reply "pong".
+ *   exit                 reply "bye" and exit 0.
+ *
+ * Only libc and pthreads are used (get_mempolicy via syscall(2)), so no
+ * libnuma is needed in the guest.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_THREADS 256
+#define MAX_ALLOCS 1024
+#define MAX_NODES 1024
+#define LINE_MAX_LEN 512
+#define MPOL_F_STATIC_NODES_ (1 << 15)
+#define MPOL_F_RELATIVE_NODES_ (1 << 14)
+
+struct worker {
+	pthread_t thread;
+	pid_t tid;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int state; /* 0 idle, 1 request pending, 2 reply ready */
+	int quit;
+	char cmd[LINE_MAX_LEN];
+	char reply[LINE_MAX_LEN];
+};
+
+struct alloc {
+	uintptr_t start;
+	size_t len;
+};
+
+static struct worker *workers[MAX_THREADS + 1]; /* index 1..nworkers */
+static int nworkers;
+static struct alloc allocs[MAX_ALLOCS];
+static pthread_mutex_t allocs_lock = PTHREAD_MUTEX_INITIALIZER;
+static long page_size;
+
+static pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static void reply_fmt(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, LINE_MAX_LEN, fmt, ap);
+	va_end(ap);
+}
+
+/* Format a node mask as a list of ranges ("0-3", "0,2", "none"). */
+static void format_nodes(const unsigned long *mask, unsigned maxnode, char *out, size_t outlen)
+{
+	size_t used = 0;
+	unsigned n = 0;
+	const unsigned bits = 8 * sizeof(unsigned long);
+
+	out[0] = '\0';
+	while (n < maxnode) {
+		if (!(mask[n / bits] & (1UL << (n % bits)))) {
+			n++;
+			continue;
+		}
+		unsigned first = n;
+		while (n + 1 < maxnode && (mask[(n + 1) / bits] & (1UL << ((n + 1) % bits))))
+			n++;
+		int w;
+		if (first == n)
+			w = snprintf(out + used, outlen - used, "%s%u", used ? "," : "", first);
+		else
+			w = snprintf(out + used, outlen - used, "%s%u-%u", used ? "," : "", first, n);
+		if (w < 0 || (size_t)w >= outlen - used)
+			break;
+		used += (size_t)w;
+		n++;
+	}
+	if (!used)
+		snprintf(out, outlen, "none");
+}
+
+/* get_mempolicy(2) of the calling thread. */
+static void do_policy(char *reply)
+{
+	int mode = 0;
+	unsigned long mask[MAX_NODES / (8 * sizeof(unsigned long))];
+	char nodes[LINE_MAX_LEN - 64];
+
+	memset(mask, 0, sizeof(mask));
+	if (syscall(SYS_get_mempolicy, &mode, mask, (unsigned long)MAX_NODES, NULL, 0UL) != 0) {
+		reply_fmt(reply, "error get_mempolicy: %s", strerror(errno));
+		return;
+	}
+	format_nodes(mask, MAX_NODES, nodes, sizeof(nodes));
+	int flags = mode & (MPOL_F_STATIC_NODES_ | MPOL_F_RELATIVE_NODES_);
+	mode &= ~(MPOL_F_STATIC_NODES_ | MPOL_F_RELATIVE_NODES_);
+	reply_fmt(reply, "mode=%d nodes=%s%s%s", mode, nodes,
+		  (flags & MPOL_F_STATIC_NODES_) ? " flags=static" : "",
+		  (flags & MPOL_F_RELATIVE_NODES_) ? " flags=relative" : "");
+}
+
+static void touch_pages(uintptr_t start, size_t len)
+{
+	for (size_t off = 0; off < len; off += (size_t)page_size)
+		((volatile char *)start)[off] = 1;
+}
+
+/* mmap + touch MIB MiB in the calling thread. */
+static void do_alloc(const char *arg, char *reply)
+{
+	char *end;
+	errno = 0;
+	unsigned long mib = strtoul(arg, &end, 10);
+
+	if (errno || end == arg || *end || mib == 0 || mib > 1UL << 20) {
+		reply_fmt(reply, "error alloc: bad size '%s'", arg);
+		return;
+	}
+	size_t len = mib << 20;
+	size_t guard = (size_t)page_size;
+	/* Reserve guard + data + guard as PROT_NONE, then open up the data part:
+	 * neighbours with other protections keep the kernel from merging this
+	 * VMA with another allocation, so its numa_maps line starts at the
+	 * returned address. */
+	char *base = mmap(NULL, len + 2 * guard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED) {
+		reply_fmt(reply, "error mmap: %s", strerror(errno));
+		return;
+	}
+	char *data = base + guard;
+	if (mprotect(data, len, PROT_READ | PROT_WRITE) != 0) {
+		reply_fmt(reply, "error mprotect: %s", strerror(errno));
+		munmap(base, len + 2 * guard);
+		return;
+	}
+	touch_pages((uintptr_t)data, len);
+
+	pthread_mutex_lock(&allocs_lock);
+	int slot = -1;
+	for (int i = 0; i < MAX_ALLOCS; i++)
+		if (!allocs[i].start) {
+			slot = i;
+			break;
+		}
+	if (slot >= 0) {
+		allocs[slot].start = (uintptr_t)data;
+		allocs[slot].len = len;
+	}
+	pthread_mutex_unlock(&allocs_lock);
+	if (slot < 0) {
+		munmap(base, len + 2 * guard);
+		reply_fmt(reply, "error alloc: too many allocations");
+		return;
+	}
+	reply_fmt(reply, "%08lx", (unsigned long)data);
+}
+
+static int find_alloc(const char *arg, char *reply)
+{
+	char *end;
+	errno = 0;
+	unsigned long addr = strtoul(arg, &end, 16);
+
+	if (errno || end == arg || *end) {
+		reply_fmt(reply, "error bad address '%s'", arg);
+		return -1;
+	}
+	for (int i = 0; i < MAX_ALLOCS; i++)
+		if (allocs[i].start == addr)
+			return i;
+	reply_fmt(reply, "error no allocation at %s", arg);
+	return -1;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	w->tid = gettid_();
+	pthread_cond_broadcast(&w->cond);
+	for (;;) {
+		while (w->state != 1 && !w->quit)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (w->quit)
+			break;
+		if (strncmp(w->cmd, "alloc ", 6) == 0)
+			do_alloc(w->cmd + 6, w->reply);
+		else if (strcmp(w->cmd, "policy") == 0)
+			do_policy(w->reply);
+		else
+			reply_fmt(w->reply, "error internal: bad worker command");
+		w->state = 2;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static int spawn_one(char *reply)
+{
+	if (nworkers >= MAX_THREADS) {
+		reply_fmt(reply, "error spawn: at most %d threads", MAX_THREADS);
+		return -1;
+	}
+	struct worker *w = calloc(1, sizeof(*w));
+	if (!w) {
+		reply_fmt(reply, "error spawn: out of memory");
+		return -1;
+	}
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	int err = pthread_create(&w->thread, NULL, worker_main, w);
+	if (err) {
+		reply_fmt(reply, "error pthread_create: %s", strerror(err));
+		free(w);
+		return -1;
+	}
+	pthread_mutex_lock(&w->lock);
+	while (!w->tid)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	workers[++nworkers] = w;
+	return 0;
+}
+
+static void reap_one(void)
+{
+	struct worker *w = workers[nworkers];
+
+	pthread_mutex_lock(&w->lock);
+	w->quit = 1;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	free(w);
+	workers[nworkers--] = NULL;
+}
+
+/* Run a command in worker I (I = 0 runs it in the main thread). */
+static void in_thread(const char *index_str, const char *cmd, char *reply)
+{
+	char *end;
+	errno = 0;
+	long i = strtol(index_str, &end, 10);
+
+	if (errno || end == index_str || *end || i < 0 || i > nworkers) {
+		reply_fmt(reply, "error no thread '%s' (have 0..%d)", index_str, nworkers);
+		return;
+	}
+	if (i == 0) {
+		if (strncmp(cmd, "alloc ", 6) == 0)
+			do_alloc(cmd + 6, reply);
+		else
+			do_policy(reply);
+		return;
+	}
+	struct worker *w = workers[i];
+	pthread_mutex_lock(&w->lock);
+	snprintf(w->cmd, sizeof(w->cmd), "%s", cmd);
+	w->state = 1;
+	pthread_cond_broadcast(&w->cond);
+	while (w->state != 2)
+		pthread_cond_wait(&w->cond, &w->lock);
+	memcpy(reply, w->reply, LINE_MAX_LEN);
+	w->state = 0;
+	pthread_mutex_unlock(&w->lock);
+}
+
+static long parse_count(const char *s)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(s, &end, 10);
+	if (errno || end == s || *end || n < 0 || n > MAX_THREADS)
+		return -1;
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	char line[LINE_MAX_LEN];
+	char reply[LINE_MAX_LEN];
+	long want_threads = 0;
+	pid_t zombies[64];
+	int nzombies = 0;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	for (int i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--threads=", 10) == 0) {
+			want_threads = parse_count(argv[i] + 10);
+			if (want_threads < 0) {
+				fprintf(stderr, "pmp-target: bad --threads value '%s'\n", argv[i] + 10);
+				return 2;
+			}
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			printf("Usage: pmp-target [--threads=N]\n"
+			       "Reads commands on stdin (alloc MIB, alloc-thread I MIB, touch ADDR, free ADDR,\n"
+			       "policy, policy-thread I, threads, spawn N, reap N, zombie, ping, exit),\n"
+			       "answers one line per command on stdout. See the source header.\n");
+			return 0;
+		} else {
+			fprintf(stderr, "pmp-target: unknown argument '%s'\nUsage: pmp-target [--threads=N]\n", argv[i]);
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (long i = 0; i < want_threads; i++) {
+		if (spawn_one(reply) != 0) {
+			fprintf(stderr, "pmp-target: %s\n", reply);
+			return 1;
+		}
+	}
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+
+	while (fgets(line, sizeof(line), stdin)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		char *cmd = line;
+		while (*cmd == ' ' || *cmd == '\t')
+			cmd++;
+		char *arg = strchr(cmd, ' ');
+		if (arg) {
+			*arg++ = '\0';
+			while (*arg == ' ')
+				arg++;
+		} else {
+			arg = cmd + strlen(cmd);
+		}
+
+		if (*cmd == '\0') {
+			continue; /* blank lines are ignored, no reply */
+		} else if (strcmp(cmd, "alloc") == 0) {
+			do_alloc(arg, reply);
+		} else if (strcmp(cmd, "alloc-thread") == 0) {
+			char *mib = strchr(arg, ' ');
+			if (!mib) {
+				reply_fmt(reply, "error usage: alloc-thread I MIB");
+			} else {
+				char sub[LINE_MAX_LEN];
+				*mib++ = '\0';
+				snprintf(sub, sizeof(sub), "alloc %s", mib);
+				in_thread(arg, sub, reply);
+			}
+		} else if (strcmp(cmd, "touch") == 0 || strcmp(cmd, "free") == 0) {
+			int i = find_alloc(arg, reply);
+			if (i >= 0) {
+				if (cmd[0] == 't') {
+					touch_pages(allocs[i].start, allocs[i].len);
+				} else {
+					munmap((char *)allocs[i].start - page_size, allocs[i].len + 2 * (size_t)page_size);
+					pthread_mutex_lock(&allocs_lock);
+					allocs[i].start = 0;
+					allocs[i].len = 0;
+					pthread_mutex_unlock(&allocs_lock);
+				}
+				reply_fmt(reply, "ok");
+			}
+		} else if (strcmp(cmd, "policy") == 0) {
+			do_policy(reply);
+		} else if (strcmp(cmd, "policy-thread") == 0) {
+			in_thread(arg, "policy", reply);
+		} else if (strcmp(cmd, "threads") == 0) {
+			size_t used = (size_t)snprintf(reply, LINE_MAX_LEN, "%d", (int)getpid());
+			for (int i = 1; i <= nworkers && used < LINE_MAX_LEN; i++)
+				used += (size_t)snprintf(reply + used, LINE_MAX_LEN - used, " %d", (int)workers[i]->tid);
+			if (used >= LINE_MAX_LEN)
+				reply_fmt(reply, "error threads: reply too long");
+		} else if (strcmp(cmd, "spawn") == 0) {
+			long n = parse_count(arg);
+			if (n < 0) {
+				reply_fmt(reply, "error usage: spawn N (N <= %d)", MAX_THREADS);
+			} else {
+				int ok = 1;
+				for (long i = 0; i < n && ok; i++)
+					ok = spawn_one(reply) == 0;
+				if (ok)
+					reply_fmt(reply, "ok %d", nworkers);
+			}
+		} else if (strcmp(cmd, "reap") == 0) {
+			long n = parse_count(arg);
+			if (n < 0 || n > nworkers) {
+				reply_fmt(reply, "error usage: reap N (N <= %d)", nworkers);
+			} else {
+				for (long i = 0; i < n; i++)
+					reap_one();
+				reply_fmt(reply, "ok %d", nworkers);
+			}
+		} else if (strcmp(cmd, "zombie") == 0) {
+			if (nzombies >= (int)(sizeof(zombies) / sizeof(zombies[0]))) {
+				reply_fmt(reply, "error zombie: too many");
+			} else {
+				fflush(stdout);
+				pid_t pid = fork();
+				if (pid < 0) {
+					reply_fmt(reply, "error fork: %s", strerror(errno));
+				} else if (pid == 0) {
+					_exit(0);
+				} else {
+					/* Wait until it really is a zombie, without reaping it. */
+					siginfo_t si;
+					memset(&si, 0, sizeof(si));
+					if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) != 0) {
+						reply_fmt(reply, "error waitid: %s", strerror(errno));
+					} else {
+						zombies[nzombies++] = pid;
+						reply_fmt(reply, "%d", (int)pid);
+					}
+				}
+			}
+		} else if (strcmp(cmd, "ping") == 0) {
+			reply_fmt(reply, "pong");
+		} else if (strcmp(cmd, "exit") == 0) {
+			printf("bye\n");
+			fflush(stdout);
+			break;
+		} else {
+			reply_fmt(reply, "error unknown command '%s'", cmd);
+		}
+		printf("%s\n", reply);
+		fflush(stdout);
+	}
+	for (int i = 0; i < nzombies; i++)
+		waitpid(zombies[i], NULL, 0);
+	while (nworkers > 0)
+		reap_one();
+	return 0;
+}
