@@ -24,7 +24,7 @@ builddir=${PMP_BUILD_DIR:-$srcdir/_build}
 packages=(
 	build-essential autoconf automake pkg-config	# the build
 	libnuma-dev libcap-dev				# libraries the tool uses
-	clang						# second compiler, -Werror
+	clang valgrind					# second compiler; memcheck
 	bats bash-completion mandoc groff-base strace python3 jq	# host and guest tests
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils	# the test kernels
 	cpio busybox-static bash-static qemu-system-x86	# the guest
@@ -54,26 +54,77 @@ build() {
 	  make -j"$(nproc)" all && make -j"$(nproc)" check TESTS= ) >&2
 }
 
-# Sum the per-test results that automake's TAP driver wrote into *.trs.
+# Results of the steps that are not TAP suites (builds), as PASS/FAIL lines.
+steps_file=
+
+step() {	# step NAME COMMAND...: run a build step, record its result
+	local name=$1; shift
+	if "$@"; then
+		echo ":test-result: PASS $name" >> "$steps_file"
+	else
+		echo ":test-result: FAIL $name" >> "$steps_file"
+		echo "$prog: step failed: $name" >&2
+	fi
+}
+
+# Sum the per-test results that automake's TAP driver wrote into *.trs,
+# in every build directory of this run, and the build steps.
 summarize() {
-	local pass fail skip
-	pass=$(find "$builddir/tests" -name '*.trs' -exec cat {} + | grep -c '^:test-result: PASS' || true)
-	fail=$(find "$builddir/tests" -name '*.trs' -exec cat {} + | grep -Ec '^:test-result: (FAIL|XPASS|ERROR)' || true)
-	skip=$(find "$builddir/tests" -name '*.trs' -exec cat {} + | grep -Ec '^:test-result: (SKIP|XFAIL)' || true)
+	local all pass fail skip
+	all=$(find "$@" -name '*.trs' -exec cat {} + 2>/dev/null; cat "$steps_file")
+	pass=$(grep -c '^:test-result: PASS' <<<"$all" || true)
+	fail=$(grep -Ec '^:test-result: (FAIL|XPASS|ERROR)' <<<"$all" || true)
+	skip=$(grep -Ec '^:test-result: (SKIP|XFAIL)' <<<"$all" || true)
 	echo "$pass passed, $fail failed, $skip skipped"
 	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
 }
 
+show_failures() {
+	find "$1/tests" -name '*.log' ! -name test-suite.log -exec grep -l -E '^(not ok|FAIL|ERROR)' {} + 2>/dev/null |
+		while read -r log; do echo "=== $log" >&2; tail -n 60 "$log" >&2; done
+}
+
+# A second build with clang and -Werror: compile only.
+clang_build() {
+	local dir=$builddir-clang
+	mkdir -p "$dir"
+	( cd "$dir" && { [ -f Makefile ] || CC=clang "$srcdir/configure" -q --with-pidfd-set-mempolicy-nr=451 --enable-werror; } &&
+	  make -j"$(nproc)" all && make -j"$(nproc)" check TESTS= ) >&2
+}
+
+# The tool and the unit tests built with ASan and UBSan; the unit and host
+# suites run against that build.
+sanitizer_suites() {
+	local dir=$builddir-asan
+	mkdir -p "$dir"
+	find "$dir/tests" -name '*.trs' -delete 2>/dev/null || true
+	( cd "$dir" && { [ -f Makefile ] || "$srcdir/configure" -q --with-pidfd-set-mempolicy-nr=451 --enable-werror --enable-sanitizers; } &&
+	  make -j"$(nproc)" all >&2 && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 make -j1 check-unit check-host ) || {
+		show_failures "$dir"; return 1; }
+}
+
+# The host suites with the tool under valgrind's memcheck (any error or
+# definite leak becomes exit status 99, which no test expects).
+valgrind_suites() {
+	local dir=$builddir-valgrind
+	mkdir -p "$dir"
+	find "$dir/tests" -name '*.trs' -delete 2>/dev/null || true
+	( cd "$dir" && { [ -f Makefile ] || "$srcdir/configure" -q --with-pidfd-set-mempolicy-nr=451; } &&
+	  make -j"$(nproc)" all >&2 &&
+	  PMP_REAL_TOOL=$dir/src/pidmempolicy make -j1 check-host \
+		PIDMEMPOLICY_UNDER_TEST="$srcdir/tests/valgrind-wrap.sh" ) || { show_failures "$dir"; return 1; }
+}
+
 check() {
 	local rc=0
+	steps_file=$(mktemp)
 	find "$builddir/tests" -name '*.trs' -delete 2>/dev/null || true
-	( cd "$builddir" && make -j1 check ) || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		echo "$prog: make check failed; logs:" >&2
-		find "$builddir/tests" -name '*.log' ! -name test-suite.log -exec grep -l -E '^(not ok|FAIL|ERROR)' {} + 2>/dev/null |
-			while read -r log; do echo "=== $log" >&2; tail -n 60 "$log" >&2; done
-	fi
-	summarize || rc=1
+	step "clang -Werror build" clang_build
+	( cd "$builddir" && make -j1 check ) || { rc=1; show_failures "$builddir"; }
+	valgrind_suites || rc=1
+	sanitizer_suites || rc=1
+	summarize "$builddir" "$builddir-valgrind" "$builddir-asan" || rc=1
+	rm -f "$steps_file"
 	return "$rc"
 }
 
