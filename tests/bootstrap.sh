@@ -103,16 +103,16 @@ sanitizer_suites() {
 		show_failures "$dir"; return 1; }
 }
 
-# The host suites with the tool under valgrind's memcheck (any error or
-# definite leak becomes exit status 99, which no test expects).
+# The host suites valgrind can follow (make check-valgrind), with the tool
+# under memcheck: any error or definite leak becomes exit status 99, which
+# no test expects.
 valgrind_suites() {
 	local dir=$builddir-valgrind
 	mkdir -p "$dir"
 	find "$dir/tests" -name '*.trs' -delete 2>/dev/null || true
 	( cd "$dir" && { [ -f Makefile ] || "$srcdir/configure" -q --with-pidfd-set-mempolicy-nr=451; } &&
 	  make -j"$(nproc)" all >&2 &&
-	  PMP_REAL_TOOL=$dir/src/pidmempolicy make -j1 check-host \
-		PIDMEMPOLICY_UNDER_TEST="$srcdir/tests/valgrind-wrap.sh" ) || { show_failures "$dir"; return 1; }
+	  make -j1 check-valgrind ) || { show_failures "$dir"; return 1; }
 }
 
 check() {
