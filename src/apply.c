@@ -13,6 +13,7 @@
 #include "compat.h"
 #include "nodes.h"
 #include "privs.h"
+#include "ptrace.h"
 #include "procfs.h"
 
 static enum failure_reason reason_of_problem(enum handle_problem p)
@@ -182,6 +183,62 @@ static void migrate_process(const struct applier *a, const struct task_handle *h
 	numa_bitmask_free(from);
 }
 
+/* The ptrace backend: the thread calls set_mempolicy(2) itself. */
+static void inject(const struct applier *a, const struct task_handle *h, struct outcome *o)
+{
+	struct ptrace_request req = {
+		.mode = a->policy->mode | (int)a->policy->flags,
+		.mask = policy_mask_words(a->policy),
+		.maxnode = policy_maxnode(a->policy),
+		.allow_seccomp = a->allow_seccomp,
+	};
+	struct ptrace_result res;
+
+	ptrace_set_thread_policy(h->pid, h->tid, &req, &res);
+	o->kind = OUTCOME_FAILED;
+	o->err = res.err;
+	switch (res.verdict) {
+	case PTRACE_SET:
+		o->kind = OUTCOME_APPLIED;
+		o->err = 0;
+		break;
+	case PTRACE_CALL_FAILED:	/* the same errors as the syscall's, from the thread itself */
+		explain_refusal(a, h, res.err, o);
+		break;
+	case PTRACE_GONE:
+	case PTRACE_ZOMBIE:
+		o->kind = h->per_thread ? OUTCOME_GONE : OUTCOME_FAILED;
+		o->reason = REASON_EXITED;
+		o->err = ESRCH;
+		break;
+	case PTRACE_DENIED:
+		o->reason = REASON_TRACE_DENIED;
+		o->yama_scope = res.yama_scope;
+		break;
+	case PTRACE_ALREADY_TRACED:
+		o->reason = REASON_ALREADY_TRACED;
+		o->tracer = res.tracer;
+		break;
+	case PTRACE_SECCOMP:
+		o->reason = REASON_SECCOMP;
+		break;
+	case PTRACE_COMPAT_TASK:
+		o->reason = REASON_COMPAT_TASK;
+		break;
+	case PTRACE_KERNEL_THREAD:
+		o->reason = REASON_KERNEL_THREAD;
+		o->err = EPERM;
+		break;
+	case PTRACE_UNSUPPORTED:
+		o->reason = REASON_PTRACE_UNSUPPORTED;
+		break;
+	case PTRACE_FAILED:
+		o->reason = REASON_INJECTION_FAILED;
+		snprintf(o->detail, sizeof(o->detail), "%s", res.detail);
+		break;
+	}
+}
+
 void apply_task(struct applier *a, const struct task_handle *h, struct outcome *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -189,6 +246,15 @@ void apply_task(struct applier *a, const struct task_handle *h, struct outcome *
 	 * still show every thread */
 	if (a->action == ACTION_SHOW && h->problem == HANDLE_NO_THREAD_PIDFD) {
 		read_state(a, h, o);
+		return;
+	}
+	/* nor does ptrace */
+	if (a->action == ACTION_SET && a->backend == BACKEND_PTRACE &&
+	    (h->problem == HANDLE_OK || h->problem == HANDLE_NO_THREAD_PIDFD)) {
+		memset(o, 0, sizeof(*o));
+		inject(a, h, o);
+		if (o->kind == OUTCOME_APPLIED && a->migrate)
+			migrate_process(a, h, o);
 		return;
 	}
 	if (h->problem != HANDLE_OK) {

@@ -37,6 +37,13 @@ enum failure_reason {
 	REASON_PTRACE_DENIED,
 	REASON_NODES_NOT_ALLOWED,
 	REASON_ERRNO,
+	/* the ptrace backend's own reasons */
+	REASON_TRACE_DENIED,
+	REASON_ALREADY_TRACED,
+	REASON_SECCOMP,
+	REASON_COMPAT_TASK,
+	REASON_PTRACE_UNSUPPORTED,
+	REASON_INJECTION_FAILED,
 };
 
 struct outcome {
@@ -51,6 +58,15 @@ struct outcome {
 	int migrate_err;	/* or failed with this errno */
 	long not_moved;		/* pages it could not move */
 	bool nothing_to_move;	/* the policy's nodes cover every node */
+	/* the ptrace backend: */
+	pid_t tracer;		/* REASON_ALREADY_TRACED */
+	int yama_scope;		/* REASON_TRACE_DENIED: -1 without Yama */
+	char detail[96];	/* REASON_INJECTION_FAILED */
+};
+
+enum backend {
+	BACKEND_SYSCALL,	/* pidfd_set_mempolicy(2) */
+	BACKEND_PTRACE,		/* each thread calls set_mempolicy(2) itself, through ptrace */
 };
 
 enum action {
@@ -65,6 +81,8 @@ struct applier {
 	const struct setter *setter;
 	const struct policy *policy;	/* NULL for ACTION_SHOW */
 	bool migrate;			/* ACTION_SET: also move existing pages */
+	enum backend backend;		/* ACTION_SET: how */
+	bool allow_seccomp;		/* BACKEND_PTRACE: inject despite a seccomp filter */
 	pid_t pages_of;			/* ACTION_SHOW: process whose pages are in pages */
 	struct task_state pages;
 };

@@ -58,6 +58,21 @@ invalid:
 	return -1;
 }
 
+/* The syscall where asked for (or, with auto, where the kernel provides
+ * it), else ptrace.  -1 when the syscall was required and is missing.
+ * --backend=ptrace probes nothing. */
+static int choose_backend(const struct request *req, struct setter *setter, enum backend *backend)
+{
+	*backend = BACKEND_PTRACE;
+	if (req->backend == CHOOSE_PTRACE)
+		return 0;
+	if (sys_setter_resolve(setter, getenv("PIDMEMPOLICY_SYSCALL_NR")) == 0) {
+		*backend = BACKEND_SYSCALL;
+		return 0;
+	}
+	return req->backend == CHOOSE_AUTO ? 0 : -1;
+}
+
 static enum action action_of(const struct request *req)
 {
 	if (req->show)
@@ -75,6 +90,7 @@ int main(int argc, char **argv)
 	struct run run = { 0 };
 	char policy_text[1200];
 	enum action action;
+	enum backend backend = BACKEND_SYSCALL;
 	bool all_threads;
 	int status = EXIT_NONE_APPLIED;
 
@@ -95,10 +111,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (action == ACTION_SET || action == ACTION_DRY_RUN) {
-		if (sys_setter_resolve(&setter, getenv("PIDMEMPOLICY_SYSCALL_NR")) < 0) {
+		if (choose_backend(&req, &setter, &backend) < 0) {
 			if (action == ACTION_SET) {
-				fprintf(stderr, "pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): %s\n",
-					setter.why);
+				fprintf(stderr, "pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): %s "
+					"(--backend=ptrace works without it)\n", setter.why);
 				status = EXIT_NOT_PROVIDED;
 				goto out;
 			}
@@ -111,6 +127,8 @@ int main(int argc, char **argv)
 	run.applier.setter = &setter;
 	run.applier.policy = action == ACTION_SHOW ? NULL : &policy;
 	run.applier.migrate = req.migrate;
+	run.applier.backend = backend;
+	run.applier.allow_seccomp = req.allow_seccomp;
 	report_init(&run.report, stdout, stderr, action, req.verbose, req.json,
 		    action == ACTION_SHOW ? NULL : policy_text);
 	/* pages belong to the process: --migrate-only needs no thread */

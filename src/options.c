@@ -23,6 +23,8 @@ enum {
 	OPT_JSON,
 	OPT_MIGRATE_ONLY,
 	OPT_CGROUP,
+	OPT_BACKEND,
+	OPT_ALLOW_SECCOMP,
 };
 
 static const struct argp_option option_table[] = {
@@ -53,11 +55,18 @@ static const struct argp_option option_table[] = {
 	{ "migrate", 'M', NULL, 0, "after setting the policy, move the process's existing pages onto its nodes (migrate_pages(2))", 4 },
 	{ "migrate-only", OPT_MIGRATE_ONLY, NULL, 0, "move the existing pages onto the policy's nodes and set no policy (works without pidfd_set_mempolicy)", 4 },
 
-	{ NULL, 0, NULL, 0, "Output:", 5 },
-	{ "show", 's', NULL, 0, "show each target thread's policy, allowed nodes and its process's pages per node; change nothing", 5 },
-	{ "json", OPT_JSON, NULL, 0, "write the outcome (or --show) as one JSON document on stdout", 5 },
-	{ "dry-run", 'n', NULL, 0, "resolve and check everything, print what would be set, change nothing", 5 },
-	{ "verbose", 'v', NULL, 0, "print one line per thread set", 5 },
+	{ NULL, 0, NULL, 0, "How:", 5 },
+	{ "backend", OPT_BACKEND, "syscall|ptrace|auto", 0,
+	  "syscall: pidfd_set_mempolicy(2) (default); ptrace: have each thread call set_mempolicy(2) itself "
+	  "(any kernel; intrusive); auto: the syscall where the kernel provides it, else ptrace", 5 },
+	{ "allow-seccomp", OPT_ALLOW_SECCOMP, NULL, 0,
+	  "with the ptrace backend, inject into threads under a seccomp filter too", 5 },
+
+	{ NULL, 0, NULL, 0, "Output:", 6 },
+	{ "show", 's', NULL, 0, "show each target thread's policy, allowed nodes and its process's pages per node; change nothing", 6 },
+	{ "json", OPT_JSON, NULL, 0, "write the outcome (or --show) as one JSON document on stdout", 6 },
+	{ "dry-run", 'n', NULL, 0, "resolve and check everything, print what would be set, change nothing", 6 },
+	{ "verbose", 'v', NULL, 0, "print one line per thread set", 6 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -133,6 +142,20 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case OPT_MIGRATE_ONLY:
 		req->migrate_only = true;
 		break;
+	case OPT_BACKEND:
+		if (strcmp(arg, "syscall") == 0)
+			req->backend = CHOOSE_SYSCALL;
+		else if (strcmp(arg, "ptrace") == 0)
+			req->backend = CHOOSE_PTRACE;
+		else if (strcmp(arg, "auto") == 0)
+			req->backend = CHOOSE_AUTO;
+		else
+			argp_error(state, "unknown backend '%s' (syscall, ptrace or auto)",
+				   text_printable(arg, (size_t)-1, why, sizeof(why)));
+		break;
+	case OPT_ALLOW_SECCOMP:
+		req->allow_seccomp = true;
+		break;
 	case OPT_CGROUP:
 		if (req->cgroup)
 			argp_error(state, "--cgroup may be given once");
@@ -156,6 +179,8 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		if ((req->migrate || req->migrate_only) && req->mode >= 0 &&
 		    (req->mode == MPOL_LOCAL || req->mode == MPOL_DEFAULT))
 			argp_error(state, "%s has no nodes to move pages to", req->mode_option);
+		if (req->allow_seccomp && req->backend == CHOOSE_SYSCALL)
+			argp_error(state, "--allow-seccomp goes with --backend=ptrace or auto");
 		if (req->mode < 0 && !req->show)
 			argp_error(state, "no policy given (one of --interleave, --weighted-interleave, "
 				   "--membind, --preferred, --preferred-many, --localalloc, --default; or --show)");

@@ -11,6 +11,12 @@
 
 #include "targets.h"
 
+enum backend_choice {
+	CHOOSE_SYSCALL,		/* pidfd_set_mempolicy(2), or exit 2 */
+	CHOOSE_PTRACE,		/* each thread calls set_mempolicy(2), through ptrace */
+	CHOOSE_AUTO,		/* the syscall where the kernel provides it, else ptrace */
+};
+
 struct request {
 	int mode;			/* MPOL_*, -1 until a policy option is seen */
 	const char *mode_option;	/* e.g. "--interleave", for messages */
@@ -26,6 +32,8 @@ struct request {
 	bool migrate;			/* --migrate: also move existing pages */
 	bool migrate_only;		/* --migrate-only: move pages, set no policy */
 	const char *cgroup;		/* --cgroup=PATH, or NULL */
+	enum backend_choice backend;	/* --backend */
+	bool allow_seccomp;		/* --allow-seccomp */
 };
 
 /* Fill req from argv; exits with status 1 on a usage error. */

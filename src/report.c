@@ -93,6 +93,32 @@ void report_reason(const struct task_handle *h, const struct outcome *o, char *b
 	case REASON_ERRNO:
 		snprintf(buf, len, "%s (%s)", strerror(o->err), o->err ? strerrorname_np(o->err) : "0");
 		break;
+	case REASON_TRACE_DENIED:
+		if (o->yama_scope > 0)
+			snprintf(buf, len, "not allowed to trace tid %d (%s; Yama ptrace_scope is %d, see PERMISSIONS in pidmempolicy(8))",
+				 (int)h->tid, strerrorname_np(o->err) ? strerrorname_np(o->err) : "denied", o->yama_scope);
+		else
+			snprintf(buf, len, "not allowed to trace tid %d (%s; see PERMISSIONS in pidmempolicy(8))",
+				 (int)h->tid, strerrorname_np(o->err) ? strerrorname_np(o->err) : "denied");
+		break;
+	case REASON_ALREADY_TRACED:
+		snprintf(buf, len, "tid %d is already traced by pid %d (a debugger?); left alone",
+			 (int)h->tid, (int)o->tracer);
+		break;
+	case REASON_SECCOMP:
+		snprintf(buf, len, "tid %d runs under a seccomp filter that might kill it on set_mempolicy(2); "
+			 "left alone (--allow-seccomp overrides)", (int)h->tid);
+		break;
+	case REASON_COMPAT_TASK:
+		snprintf(buf, len, "tid %d is a 32-bit task; the ptrace backend does not inject into it", (int)h->tid);
+		break;
+	case REASON_PTRACE_UNSUPPORTED:
+		snprintf(buf, len, "the ptrace backend is not supported on this architecture");
+		break;
+	case REASON_INJECTION_FAILED:
+		snprintf(buf, len, "ptrace injection failed: %s%s%s", o->detail,
+			 o->err ? ": " : "", o->err ? strerror(o->err) : "");
+		break;
 	case REASON_NONE:
 		snprintf(buf, len, "no error");
 		break;

@@ -63,13 +63,13 @@ system_nodes() {
 
 need_nodes() {
 	NODES=$(system_nodes)
-	[ -n "$NODES" ] || skip "no NUMA nodes in /sys/devices/system/node"
+	[ -n "$NODES" ] || { echo "no NUMA nodes in /sys/devices/system/node" >&2; false; }
 	FIRST_NODE=$(echo "$NODES" | head -n1)
 }
 
 LONG_OPTIONS='--pid --all-threads --all-tasks --cgroup --interleave --weighted-interleave
 	--membind --preferred --preferred-many --localalloc --default --static
-	--relative --balancing --migrate --migrate-only --show --json
+	--relative --balancing --migrate --migrate-only --backend --allow-seccomp --show --json
 	--dry-run --verbose --help --usage --version'
 
 @test "the completion script is valid bash" {
@@ -110,7 +110,7 @@ LONG_OPTIONS='--pid --all-threads --all-tasks --cgroup --interleave --weighted-i
 
 @test "-- offers every long option that --help lists" {
 	bin=${PIDMEMPOLICY:-${PMP_BUILDDIR:-$SRC}/src/pidmempolicy}
-	[ -x "$bin" ] || skip "no pidmempolicy binary at $bin"
+	[ -x "$bin" ] || { echo "no pidmempolicy binary at $bin" >&2; false; }
 	comp --
 	[ "$status" -eq 0 ]
 	help_opts=$("$bin" --help | grep -E '^ +-' | grep -oE -- '--[a-z][a-z-]*' | sort -u)
@@ -264,7 +264,7 @@ LONG_OPTIONS='--pid --all-threads --all-tasks --cgroup --interleave --weighted-i
 }
 
 @test "works with bash-completion loaded" {
-	[ -r "$BASH_COMPLETION" ] || skip "bash-completion is not installed"
+	[ -r "$BASH_COMPLETION" ] || { echo "bash-completion is not installed" >&2; false; }
 	run bash -c '. "$1" >/dev/null 2>&1; declare -F _init_completion' _ "$BASH_COMPLETION"
 	[ "$status" -eq 0 ]
 	comp --mem
@@ -287,4 +287,13 @@ LONG_OPTIONS='--pid --all-threads --all-tasks --cgroup --interleave --weighted-i
 	has --json
 	hasnt --membind
 	hasnt --show
+}
+
+@test "--backend offers its three values" {
+	comp --backend ''
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s ' "${lines[@]}")" = "syscall ptrace auto " ]
+	comp --backend = p
+	[ "${lines[0]}" = ptrace ]
+	[ "${#lines[@]}" -eq 1 ]
 }
