@@ -53,6 +53,7 @@ void ptrace_set_thread_policy(pid_t pid, pid_t tid, const struct ptrace_request 
 #else /* __x86_64__ */
 
 #include <elf.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -313,12 +314,40 @@ static int syscall_info(struct inj *c, struct pmp_syscall_info *si)
 	return 0;
 }
 
+/* /proc/TID/mem, for kernels built without process_vm_readv/writev
+ * (CONFIG_CROSS_MEMORY_ATTACH=n); a tracer may read and write it. */
+static int proc_mem(const struct inj *c, unsigned long addr, void *buf, size_t len, bool write)
+{
+	char path[64];
+	ssize_t n;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)c->tid);
+	fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = write ? pwrite(fd, buf, len, (off_t)addr) : pread(fd, buf, len, (off_t)addr);
+	err = errno;
+	close(fd);
+	if (n < 0) {
+		errno = err;
+		return -1;
+	}
+	if ((size_t)n != len) {
+		errno = EFAULT;
+		return -1;
+	}
+	return 0;
+}
+
 static int mem_read(const struct inj *c, unsigned long addr, void *buf, size_t len)
 {
 	struct iovec local = { .iov_base = buf, .iov_len = len };
 	struct iovec remote = { .iov_base = (void *)addr, .iov_len = len };
 	ssize_t n = process_vm_readv(c->tid, &local, 1, &remote, 1, 0);
 
+	if (n < 0 && errno == ENOSYS)
+		return proc_mem(c, addr, buf, len, false);
 	if (n < 0)
 		return -1;
 	if ((size_t)n != len) {
@@ -334,6 +363,8 @@ static int mem_write(const struct inj *c, unsigned long addr, const void *buf, s
 	struct iovec remote = { .iov_base = (void *)addr, .iov_len = len };
 	ssize_t n = process_vm_writev(c->tid, &local, 1, &remote, 1, 0);
 
+	if (n < 0 && errno == ENOSYS)
+		return proc_mem(c, addr, (void *)(uintptr_t)buf, len, true);
 	if (n < 0)
 		return -1;
 	if ((size_t)n != len) {

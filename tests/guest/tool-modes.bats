@@ -175,3 +175,20 @@ set_and_check() {
 	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID: this kernel cannot pin PID:INODE (pidfd inodes are unique only since Linux 6.9); use the PID alone" ]
 	[ "$(task_policy "$TARGET_PID")" = default ]
 }
+
+@test "--backend=auto on the patched kernel uses the syscall, not ptrace" {
+	target_start --threads=1
+	# ptrace is syscall 101 on x86_64: the filter would kill the tool
+	run --separate-stderr pmp-seccomp --deny=101 -- "$PMP" --backend=auto --membind=2 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ "$(task_policy "$TARGET_PID")" = "bind:2" ]
+}
+
+@test "--backend=ptrace on the patched kernel sets every thread, which the syscall cannot on 6.1" {
+	target_start --threads=2
+	run --separate-stderr "$PMP" --backend=ptrace -a --membind=1 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	for t in $(target_cmd threads); do
+		[ "$(task_policy "$TARGET_PID" "$t")" = "bind:1" ]
+	done
+}

@@ -7,7 +7,7 @@ load lib
 bats_require_minimum_version 1.5.0
 
 PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
-NOT_PROVIDED="pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): /proc/kallsyms names no sys_pidfd_set_mempolicy"
+NOT_PROVIDED="pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): /proc/kallsyms names no sys_pidfd_set_mempolicy (--backend=ptrace works without it)"
 
 setup() {
 	[ "$PMP_KERNEL_VARIANT" = stock ] || { echo "this file is for the stock kernel" >&2; return 1; }
@@ -66,4 +66,56 @@ setup() {
 	target_start
 	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --migrate --membind=2 -p "$TARGET_PID"
 	[ "$status" -eq 2 ]
+}
+
+@test "stock 6.1, --backend=ptrace -a: every thread set, new memory interleaved" {
+	target_start --threads=2
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --backend=ptrace -a --interleave=0-3 -p "$TARGET_PID"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	for t in $(target_cmd threads); do
+		[ "$(task_policy "$TARGET_PID" "$t")" = "interleave:0-3" ]
+	done
+	[ "$(target_cmd policy-thread 2)" = "mode=3 nodes=0-3" ]
+	addr=$(target_cmd alloc-thread 1 64)
+	read -r n0 n1 n2 n3 < <(numa_nodes_of "$TARGET_PID" "$addr")
+	echo "pages per node: $n0 $n1 $n2 $n3"
+	for n in $n0 $n1 $n2 $n3; do
+		[ "$n" -ge 4000 ] && [ "$n" -le 4200 ]
+	done
+}
+
+@test "stock 6.1, --backend=ptrace: bind confines new memory, the target keeps working" {
+	target_start --threads=1
+	run --separate-stderr "$PMP" --backend=ptrace -a --membind=3 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	addr=$(target_cmd alloc 32)
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "0 0 0 8192" ]
+	addr=$(target_cmd alloc-thread 1 16)
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "0 0 0 4096" ]
+	[ "$(target_cmd ping)" = pong ]
+}
+
+@test "stock 6.1, --backend=auto chooses ptrace, and never calls 451" {
+	target_start
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --backend=auto -v --preferred=1 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to prefer:1" ]
+	[ "$(task_policy "$TARGET_PID")" = "prefer:1" ]
+}
+
+@test "stock 6.1, --backend=ptrace: the cpuset refusal is explained the same way" {
+	mkdir /sys/fs/cgroup/pmp-ptrace
+	echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control
+	echo 0-1 > /sys/fs/cgroup/pmp-ptrace/cpuset.mems
+	target_start
+	echo "$TARGET_PID" > /sys/fs/cgroup/pmp-ptrace/cgroup.procs
+	pid=$TARGET_PID
+	run --separate-stderr "$PMP" --backend=ptrace --membind=3 -p "$pid"
+	[ "$(task_policy "$pid")" = default ]
+	target_stop
+	rmdir /sys/fs/cgroup/pmp-ptrace
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $pid (pmp-target): nodes 3 not allowed for pid $pid (its Mems_allowed_list: 0-1)" ]
 }
