@@ -1,0 +1,71 @@
+#!/bin/bash
+# bench-guest.sh - runs INSIDE the QEMU guest (see bench.sh).
+#
+# For targets with 1, 100, 1000 and 10000 threads: the wall time of
+# `pidmempolicy -a --interleave=all -p PID` against `taskset -a -p MASK PID`
+# on the same target in the same run (taskset makes one syscall per
+# thread: the natural peer), median of $RUNS runs, as a ratio; the tool's
+# system calls per thread (strace -c -f); its peak RSS; with RLIMIT_NOFILE
+# 1024, whether it ran out of descriptors; and the ptrace backend's cost per
+# thread.  Prints a Markdown table and key=value lines.
+set -euo pipefail
+
+RUNS=${BENCH_RUNS:-5}
+SIZES=${BENCH_SIZES:-"1 100 1000 10000"}
+PTRACE_MAX=${BENCH_PTRACE_MAX:-1000}	# ptrace re-reads maps per thread: O(n^2)
+ulimit -n 1024
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
+# measure CMD...: wall_us of one run (its output discarded).  Exit status
+# 0, or 64 where the kernel cannot address single threads (Linux 6.1: the
+# leader is set and every other thread reported).
+measure() {
+	local line
+	line=$(pmp-measure "$@" 2>&1 >/dev/null | grep '^measure:' | tail -1)
+	[[ $line == *" status=0" || $line == *" status=64" ]] || { echo "bench: '$*' failed: $line" >&2; return 1; }
+	sed 's/.*wall_us=\([0-9]*\).*/\1/' <<<"$line"
+}
+rss_of() {
+	{ pmp-measure "$@" 2>&1 >/dev/null || true; } | sed -n 's/^measure:.*maxrss_kb=\([0-9]*\).*/\1/p'
+}
+
+echo "kernel $(uname -r), $(nproc) CPUs, $(ls -d /sys/devices/system/node/node* | wc -l) nodes, QEMU TCG; RLIMIT_NOFILE $(ulimit -n); runs per point: $RUNS"
+echo
+echo "| threads | pidmempolicy -a (ms) | taskset -a -p (ms) | ratio | syscalls/thread | fixed syscalls | peak RSS (KiB) | ptrace backend (us/thread) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+for n in $SIZES; do
+	# the target lives until its stdin (the coprocess pipe) is closed
+	coproc TGT { exec pmp-threads $((n - 1)); }
+	read -r _ pid <&"${TGT[0]}"
+	[ "$(ls /proc/$pid/task | wc -l)" -eq "$n" ]
+	tool=() peer=()
+	for ((r = 0; r < RUNS; r++)); do
+		tool+=("$(measure pidmempolicy -a --interleave=all -p "$pid")")
+		peer+=("$(measure taskset -a -p f "$pid")")
+	done
+	t=$(printf '%s\n' "${tool[@]}" | median)
+	p=$(printf '%s\n' "${peer[@]}" | median)
+	# syscalls: total over the run, and the fixed part (a 1-thread target's)
+	strace -f -c -o /tmp/strace.$n pidmempolicy -a --interleave=all -p "$pid" >/dev/null 2>&1 || true
+	calls=$(awk '$NF == "total" { print $4 }' /tmp/strace.$n)
+	[ "$n" -eq 1 ] && fixed=$calls
+	per=$(awk -v c="$calls" -v f="${fixed:-0}" -v n="$n" 'BEGIN { if (n > 1) printf "%.2f", (c - f) / (n - 1); else printf "-" }')
+	rss=$(rss_of pidmempolicy -a --interleave=all -p "$pid" 2>/dev/null)
+	if [ "$n" -le "$PTRACE_MAX" ]; then
+		us=$(measure pidmempolicy --backend=ptrace -a --interleave=all -p "$pid")
+		pt=$((us / n))
+	else
+		pt="(skipped: > $PTRACE_MAX threads)"
+	fi
+	printf '| %d | %.1f | %.1f | %.2f | %s | %s | %s | %s |\n' "$n" \
+		"$(bc -l <<<"$t / 1000" 2>/dev/null || echo "$((t / 1000))")" \
+		"$(bc -l <<<"$p / 1000" 2>/dev/null || echo "$((p / 1000))")" \
+		"$(awk -v a="$t" -v b="$p" 'BEGIN { printf "%.2f", a / b }')" "$per" "${fixed:-?}" "$rss" "$pt"
+	echo "bench: n=$n tool_us=$t taskset_us=$p syscalls=$calls rss_kb=$rss ptrace=$pt" >&2
+	tgt=$TGT_PID
+	eval "exec ${TGT[1]}>&- ${TGT[0]}<&-"
+	wait "$tgt" || true
+done
+echo
+echo "start-up, one PID of one thread: pidmempolicy $(measure pidmempolicy --interleave=0 -p $$) us, taskset -p $(measure taskset -p 1 $$) us (single runs)"
