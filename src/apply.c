@@ -35,7 +35,7 @@ static enum failure_reason reason_of_problem(enum handle_problem p)
 /* Would the target's cpuset leave none of the nodes?  The kernel
  * intersects them with the target's Mems_allowed (after remapping them for
  * --relative, which so never comes out empty) and refuses an empty result. */
-static bool cpuset_refuses(const struct applier *a, const struct task_handle *h,
+static bool cpuset_refuses(const struct applier *a, struct task_handle *h,
 			   struct outcome *o)
 {
 	char path[64], buf[4096], why[256];
@@ -71,11 +71,11 @@ out:
 /* --dry-run: foresee the refusals that can be foreseen without the call
  * (kernel thread, missing CAP_SYS_NICE, nodes outside the target's cpuset);
  * the ptrace access check can only be known by the kernel. */
-static void foresee_refusal(const struct applier *a, const struct task_handle *h,
+static void foresee_refusal(const struct applier *a, struct task_handle *h,
 			    struct outcome *o)
 {
 	o->kind = OUTCOME_FAILED;
-	if (h->stat.flags & PMP_PF_KTHREAD)
+	if (targets_task_stat(h)->flags & PMP_PF_KTHREAD)
 		o->reason = REASON_KERNEL_THREAD;
 	else if (privs_have_sys_nice() == 0)
 		o->reason = REASON_NEEDS_CAP;
@@ -85,7 +85,7 @@ static void foresee_refusal(const struct applier *a, const struct task_handle *h
 		o->kind = OUTCOME_WOULD_APPLY;
 }
 
-static void explain_read_failure(const struct task_handle *h, int err, struct outcome *o)
+static void explain_read_failure(struct task_handle *h, int err, struct outcome *o)
 {
 	o->kind = OUTCOME_FAILED;
 	o->err = err;
@@ -96,7 +96,7 @@ static void explain_read_failure(const struct task_handle *h, int err, struct ou
 	}
 }
 
-static void explain_refusal(const struct applier *a, const struct task_handle *h,
+static void explain_refusal(const struct applier *a, struct task_handle *h,
 			    int err, struct outcome *o)
 {
 	o->kind = OUTCOME_FAILED;
@@ -108,7 +108,7 @@ static void explain_refusal(const struct applier *a, const struct task_handle *h
 		o->reason = REASON_EXITED;
 		break;
 	case EPERM:
-		if (h->stat.flags & PMP_PF_KTHREAD)
+		if (targets_task_stat(h)->flags & PMP_PF_KTHREAD)
 			o->reason = REASON_KERNEL_THREAD;
 		else if (privs_have_sys_nice() == 0)
 			o->reason = REASON_NEEDS_CAP;
@@ -129,7 +129,7 @@ static void explain_refusal(const struct applier *a, const struct task_handle *h
 
 /* --show: the thread's policy and allowed nodes, its process's pages
  * (read once per process, not once per thread). */
-static void read_state(struct applier *a, const struct task_handle *h, struct outcome *o)
+static void read_state(struct applier *a, struct task_handle *h, struct outcome *o)
 {
 	if (a->pages_of != h->pid) {
 		a->pages_of = 0;
@@ -152,7 +152,7 @@ static void read_state(struct applier *a, const struct task_handle *h, struct ou
  * migrate_pages(2) from every other node to them.  Done on the main
  * thread's handle, while its pidfd is held and alive, so the PID still
  * names the process that was confirmed. */
-static void migrate_process(const struct applier *a, const struct task_handle *h, struct outcome *o)
+static void migrate_process(const struct applier *a, struct task_handle *h, struct outcome *o)
 {
 	struct bitmask *from;
 	long r;
@@ -184,7 +184,7 @@ static void migrate_process(const struct applier *a, const struct task_handle *h
 }
 
 /* The ptrace backend: the thread calls set_mempolicy(2) itself. */
-static void inject(const struct applier *a, const struct task_handle *h, struct outcome *o)
+static void inject(const struct applier *a, struct task_handle *h, struct outcome *o)
 {
 	struct ptrace_request req = {
 		.mode = a->policy->mode | (int)a->policy->flags,
@@ -239,7 +239,7 @@ static void inject(const struct applier *a, const struct task_handle *h, struct 
 	}
 }
 
-void apply_task(struct applier *a, const struct task_handle *h, struct outcome *o)
+void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
 {
 	memset(o, 0, sizeof(*o));
 	/* reading /proc needs no pidfd: a kernel without thread pidfds can

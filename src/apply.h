@@ -87,6 +87,6 @@ struct applier {
 	struct task_state pages;
 };
 
-void apply_task(struct applier *a, const struct task_handle *h, struct outcome *o);
+void apply_task(struct applier *a, struct task_handle *h, struct outcome *o);
 
 #endif

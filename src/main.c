@@ -25,7 +25,7 @@ struct run {
 	struct report report;
 };
 
-static void on_task(const struct task_handle *h, void *arg)
+static void on_task(struct task_handle *h, void *arg)
 {
 	struct run *run = arg;
 	struct outcome outcome;

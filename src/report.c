@@ -36,12 +36,14 @@ void report_init(struct report *r, FILE *out, FILE *err, enum action action, boo
 	fputs(",\"threads\":[", out);
 }
 
-void report_task_name(const struct task_handle *h, char *buf, size_t len)
+void report_task_name(struct task_handle *h, char *buf, size_t len)
 {
 	char comm[80] = "";
 
-	if (h->stat.comm[0] && strcmp(h->stat.comm, "?") != 0)
-		snprintf(comm, sizeof(comm), " (%s)", h->stat.comm);
+	const char *known = targets_task_stat(h)->comm;
+
+	if (known[0] && strcmp(known, "?") != 0)
+		snprintf(comm, sizeof(comm), " (%s)", known);
 	if (h->per_thread && h->problem != HANDLE_UNSETTLED)
 		snprintf(buf, len, "tid %d%s of pid %d", (int)h->tid, comm, (int)h->pid);
 	else
@@ -149,13 +151,13 @@ static void json_pages(FILE *f, const struct task_state *st)
 	fputc('}', f);
 }
 
-static void json_task(struct report *r, const struct task_handle *h, const struct outcome *o,
+static void json_task(struct report *r, struct task_handle *h, const struct outcome *o,
 		      const char *why)
 {
 	FILE *f = r->out;
 
 	fprintf(f, "%s{\"pid\":%d,\"tid\":%d,\"comm\":", r->objects++ ? "," : "", (int)h->pid, (int)h->tid);
-	json_string(f, h->stat.comm);
+	json_string(f, targets_task_stat(h)->comm);
 	fprintf(f, ",\"result\":\"%s\"", result_name(r, o));
 	if (o->kind == OUTCOME_SHOWN) {
 		fputs(",\"policy\":", f);
@@ -187,7 +189,7 @@ static void json_task(struct report *r, const struct task_handle *h, const struc
 	fputc('}', f);
 }
 
-static void show_row(struct report *r, const struct task_handle *h, const struct task_state *st)
+static void show_row(struct report *r, struct task_handle *h, const struct task_state *st)
 {
 	unsigned int nodes = (unsigned int)numa_max_node() + 1;
 
@@ -198,7 +200,7 @@ static void show_row(struct report *r, const struct task_handle *h, const struct
 			"PID", "TID", "COMMAND", "POLICY", "MEMS", "PAGES");
 		r->header_done = true;
 	}
-	fprintf(r->out, "%7d %7d %-15s %-24s %-12s", (int)h->pid, (int)h->tid, h->stat.comm,
+	fprintf(r->out, "%7d %7d %-15s %-24s %-12s", (int)h->pid, (int)h->tid, targets_task_stat(h)->comm,
 		st->policy, st->mems_allowed);
 	for (unsigned int n = 0; n < nodes && n < INSPECT_MAX_NODES; n++)
 		fprintf(r->out, " N%u=%llu", n, st->pages[n]);
@@ -206,7 +208,7 @@ static void show_row(struct report *r, const struct task_handle *h, const struct
 }
 
 /* --migrate / --migrate-only, on the main thread's outcome. */
-static void report_migration(struct report *r, const struct task_handle *h, const struct outcome *o,
+static void report_migration(struct report *r, struct task_handle *h, const struct outcome *o,
 			     const char *name)
 {
 	(void)h;
@@ -227,11 +229,15 @@ static void report_migration(struct report *r, const struct task_handle *h, cons
 			o->not_moved);
 }
 
-void report_task(struct report *r, const struct task_handle *h, const struct outcome *o)
+void report_task(struct report *r, struct task_handle *h, const struct outcome *o)
 {
 	char name[128], why[320];
 
-	report_task_name(h, name, sizeof(name));
+	/* the name costs a read of /proc: only when a line says it */
+	name[0] = '\0';
+	if (o->kind == OUTCOME_FAILED || o->kind == OUTCOME_WOULD_APPLY ||
+	    (r->verbose && !r->json) || o->migrated || o->migrate_err || o->not_moved)
+		report_task_name(h, name, sizeof(name));
 	why[0] = '\0';
 	switch (o->kind) {
 	case OUTCOME_APPLIED:

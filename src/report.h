@@ -36,12 +36,12 @@ void report_init(struct report *r, FILE *out, FILE *err, enum action action, boo
 		 bool json, const char *policy_text);
 
 /* "pid 1200 (java)" or "tid 1201 (worker) of pid 1200". */
-void report_task_name(const struct task_handle *h, char *buf, size_t len);
+void report_task_name(struct task_handle *h, char *buf, size_t len);
 
 /* Why it failed, in words that say what to do. */
 void report_reason(const struct task_handle *h, const struct outcome *o, char *buf, size_t len);
 
-void report_task(struct report *r, const struct task_handle *h, const struct outcome *o);
+void report_task(struct report *r, struct task_handle *h, const struct outcome *o);
 
 /* A problem outside any one thread (e.g. out of memory): one line on
  * stderr, counted as a failure. */

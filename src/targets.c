@@ -197,6 +197,16 @@ static void unknown_comm(struct proc_stat *st)
 	strcpy(st->comm, "?");
 }
 
+const struct proc_stat *targets_task_stat(struct task_handle *h)
+{
+	if (!h->stat_read) {
+		if (read_stat(h->pid, h->tid, &h->stat) < 0)
+			unknown_comm(&h->stat);
+		h->stat_read = true;
+	}
+	return &h->stat;
+}
+
 /* ---- the process ---------------------------------------------------------- */
 
 static void open_process(const struct pid_spec *spec, struct task_handle *h)
@@ -205,6 +215,7 @@ static void open_process(const struct pid_spec *spec, struct task_handle *h)
 	h->pid = h->tid = spec->pid;
 	h->pidfd = -1;
 	unknown_comm(&h->stat);
+	h->stat_read = true;	/* read below, once the pidfd pins the process */
 
 	h->pidfd = sys_pidfd_open(spec->pid, 0);
 	if (h->pidfd < 0) {
@@ -240,6 +251,7 @@ static void open_process(const struct pid_spec *spec, struct task_handle *h)
 	}
 	if (read_stat(h->pid, h->tid, &h->stat) < 0)
 		unknown_comm(&h->stat);	/* e.g. hidepid: the pidfd still pins it */
+	h->stat_read = true;
 	switch (sys_pidfd_exited(h->pidfd)) {
 	case 0:
 		break;
@@ -261,15 +273,22 @@ static void close_handle(struct task_handle *h)
 
 /* ---- one thread ------------------------------------------------------------ */
 
-static void open_thread(const struct task_handle *process, pid_t tid,
+/* Open thread tid of the process and confirm it: pidfd first, then
+ * /proc/PID/task/TID must exist (one faccessat on the task directory).
+ * If the pidfd's thread died and its TID went to another thread of the
+ * same process, the call on the stale pidfd fails with ESRCH and the
+ * newcomer is met by the next scan; a TID taken by another process is not
+ * under this task directory.  Name and flags are read only when needed. */
+static void open_thread(const struct task_handle *process, int taskdir, pid_t tid,
 			bool *kernel_lacks_thread_pidfd, struct task_handle *h)
 {
+	char name[16];
+
 	memset(h, 0, sizeof(*h));
 	h->pid = process->pid;
 	h->tid = tid;
 	h->per_thread = true;
 	h->pidfd = -1;
-	unknown_comm(&h->stat);
 
 	if (*kernel_lacks_thread_pidfd) {
 		h->problem = HANDLE_NO_THREAD_PIDFD;
@@ -290,22 +309,10 @@ static void open_thread(const struct task_handle *process, pid_t tid,
 			}
 		}
 	}
-	/* Reading task/TID under this PID confirms the thread belongs to it. */
-	if (read_stat(h->pid, tid, &h->stat) < 0) {
-		if (errno == ENOENT || errno == ESRCH) {
-			close_handle(h);
-			h->problem = HANDLE_GONE;
-			return;
-		}
-		unknown_comm(&h->stat);
-	}
-	if (h->pidfd >= 0 && h->problem == HANDLE_OK) {
-		int exited = sys_pidfd_exited(h->pidfd);
-
-		if (exited != 0) {
-			h->problem = exited == 1 ? HANDLE_GONE : HANDLE_OPEN_FAILED;
-			h->err = errno;
-		}
+	snprintf(name, sizeof(name), "%d", (int)tid);
+	if (faccessat(taskdir, name, F_OK, 0) < 0) {
+		close_handle(h);
+		h->problem = HANDLE_GONE;
 	}
 }
 
@@ -346,7 +353,7 @@ static long scan_threads(const struct task_handle *process, struct tidset *seen,
 			visit(&h, arg);
 			continue;
 		}
-		open_thread(process, tid, kernel_lacks_thread_pidfd, &h);
+		open_thread(process, dirfd(dir), tid, kernel_lacks_thread_pidfd, &h);
 		visit(&h, arg);
 		close_handle(&h);
 	}

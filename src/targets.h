@@ -37,14 +37,19 @@ struct task_handle {
 	pid_t tid;		/* the thread; == pid for the leader */
 	bool per_thread;	/* found by -a: name it as "tid T of pid P" */
 	int pidfd;		/* open and confirmed when problem == HANDLE_OK */
-	struct proc_stat stat;	/* comm, state, flags ("?" when unreadable) */
+	struct proc_stat stat;	/* comm, state, flags: use targets_task_stat() */
+	bool stat_read;		/* stat holds what /proc said (or "?") */
 	enum handle_problem problem;
 	int err;		/* errno behind HANDLE_OPEN_FAILED */
 	pid_t owner;		/* for HANDLE_NOT_A_PROCESS: the real process */
 	uint64_t inode;		/* for HANDLE_INODE_MISMATCH: what the pidfd has */
 };
 
-typedef void (*task_visit_fn)(const struct task_handle *h, void *arg);
+typedef void (*task_visit_fn)(struct task_handle *h, void *arg);
+
+/* The task's name and flags, read from /proc on first use: a thread that
+ * is set without a word said costs no read.  "?" when unreadable. */
+const struct proc_stat *targets_task_stat(struct task_handle *h);
 
 /* Parse "PID", "PID:INODE" or a comma list of them, appending to *specs.
  * Returns 0, or -1 with one sentence in why (nothing appended). */

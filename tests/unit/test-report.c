@@ -15,7 +15,7 @@ static const char *reason(const struct task_handle *h, const struct outcome *o)
 
 int main(void)
 {
-	struct task_handle h = { .pid = 1200, .tid = 1201, .per_thread = true, .owner = 1200 };
+	struct task_handle h = { .pid = 1200, .tid = 1201, .per_thread = true, .owner = 1200, .stat_read = true };
 	struct outcome o = { .kind = OUTCOME_FAILED };
 	struct report r;
 	char name[128];

@@ -11,7 +11,7 @@ struct seen {
 	pid_t tids[64];
 };
 
-static void count(const struct task_handle *h, void *arg)
+static void count(struct task_handle *h, void *arg)
 {
 	struct seen *s = arg;
 
