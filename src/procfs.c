@@ -191,13 +191,48 @@ static size_t policy_length(const char *p, size_t len)
 	return n;
 }
 
+/* A decimal number of at most 19 digits from [p, p+len), nothing else. */
+static int parse_count(const char *p, size_t len, unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (len == 0 || len > 19)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -1;
+		v = v * 10 + (unsigned long long)(p[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* The next blank-separated token of [*p, end), or NULL at the end. */
+static const char *next_token(const char **p, const char *end, size_t *len)
+{
+	const char *tok;
+
+	while (*p < end && (**p == ' ' || **p == '\t'))
+		(*p)++;
+	if (*p >= end)
+		return NULL;
+	tok = *p;
+	while (*p < end && **p != ' ' && **p != '\t')
+		(*p)++;
+	*len = (size_t)(*p - tok);
+	return tok;
+}
+
 int procfs_parse_numa_maps_line(const char *line, size_t len, struct numa_maps_line *out)
 {
-	const char *p = line, *end = line + len;
+	static const char page_key[] = "kernelpagesize_kB=";
+	const char *p = line, *end, *nl, *tok, *q;
 	unsigned long long page_kb = 4;
-	size_t plen;
+	size_t plen, toklen;
 
 	memset(out, 0, sizeof(*out));
+	nl = memchr(line, '\n', len);	/* the line ends at its newline */
+	end = nl ? nl : line + len;
 	while (p < end && *p != ' ')			/* the address */
 		p++;
 	if (p == line || p >= end)
@@ -211,50 +246,26 @@ int procfs_parse_numa_maps_line(const char *line, size_t len, struct numa_maps_l
 	p += plen;
 
 	/* first pass for kernelpagesize_kB, which comes last */
-	for (const char *q = p; q < end;) {
-		static const char key[] = "kernelpagesize_kB=";
-		const char *tok;
-
-		while (q < end && *q == ' ')
-			q++;
-		tok = q;
-		while (q < end && *q != ' ' && *q != '\n')
-			q++;
-		if ((size_t)(q - tok) > sizeof(key) - 1 && memcmp(tok, key, sizeof(key) - 1) == 0) {
-			page_kb = strtoull(tok + sizeof(key) - 1, NULL, 10);
-			if (page_kb < 4 || page_kb > (1ULL << 30))
+	for (q = p; (tok = next_token(&q, end, &toklen));) {
+		if (toklen > sizeof(page_key) - 1 && memcmp(tok, page_key, sizeof(page_key) - 1) == 0) {
+			if (parse_count(tok + sizeof(page_key) - 1, toklen - (sizeof(page_key) - 1), &page_kb) < 0 ||
+			    page_kb < 4 || page_kb > (1ULL << 30))
 				return -1;
 		}
 	}
-	while (p < end) {
-		const char *tok;
-		unsigned long node, count;
-		char num[32], *numend;
-		size_t toklen;
+	for (q = p; (tok = next_token(&q, end, &toklen));) {
 		const char *eq;
+		unsigned long long node, count;
 
-		while (p < end && *p == ' ')
-			p++;
-		tok = p;
-		while (p < end && *p != ' ' && *p != '\n')
-			p++;
-		toklen = (size_t)(p - tok);
 		if (toklen < 4 || tok[0] != 'N' || tok[1] < '0' || tok[1] > '9')
 			continue;
 		eq = memchr(tok, '=', toklen);
-		if (!eq || (size_t)(eq - tok - 1) >= sizeof(num) || (size_t)(tok + toklen - eq - 1) >= sizeof(num))
+		if (!eq || parse_count(tok + 1, (size_t)(eq - tok - 1), &node) < 0 ||
+		    parse_count(eq + 1, (size_t)(tok + toklen - eq - 1), &count) < 0)
 			continue;
-		memcpy(num, tok + 1, (size_t)(eq - tok - 1));
-		num[eq - tok - 1] = '\0';
-		node = strtoul(num, &numend, 10);
-		if (*numend || node >= sizeof(out->pages) / sizeof(out->pages[0]))
+		if (node >= sizeof(out->pages) / sizeof(out->pages[0]))
 			continue;
-		memcpy(num, eq + 1, (size_t)(tok + toklen - eq - 1));
-		num[tok + toklen - eq - 1] = '\0';
-		count = strtoul(num, &numend, 10);
-		if (*numend || num[0] == '\0')
-			continue;
-		out->pages[node] += (unsigned long long)count * (page_kb / 4);
+		out->pages[node] += count * (page_kb / 4);
 		if (node + 1 > out->max_node)
 			out->max_node = (unsigned int)node + 1;
 	}

@@ -66,6 +66,35 @@ int main(void)
 	   "module column ignored");
 	ok(kallsyms_text_has("", "sys_pidfd_set_mempolicy") == 0, "empty file");
 
+	{
+		struct numa_maps_line l;
+		const char *a = "7f0000000000 interleave:0-3 anon=16384 dirty=16384 N0=4096 N1=4096 N2=4096 N3=4096 kernelpagesize_kB=4\n";
+		const char *b = "7f0000000000 prefer (many)=static:1-2 anon=2 N1=1 N2=1 kernelpagesize_kB=2048";
+		const char *c = "55d0 weighted interleave:0-3 file=/bin/x mapped=3 N3=3 kernelpagesize_kB=4";
+		static const char nl[] = "0 local x\n1 bind:1 N1=5";
+		static const char over[] = { '0', ' ', 'l', 'o', 'c', 'a', 'l', ' ', 'k', 'e', 'r', 'n', 'e', 'l',
+					     'p', 'a', 'g', 'e', 's', 'i', 'z', 'e', '_', 'k', 'B', '=', '4' };
+
+		ok(procfs_parse_numa_maps_line(a, strlen(a), &l) == 0, "numa_maps line with its newline");
+		is_str(l.policy, "interleave:0-3", "policy field");
+		ok(l.max_node == 4 && l.pages[0] == 4096 && l.pages[3] == 4096, "pages per node");
+		ok(procfs_parse_numa_maps_line(b, strlen(b), &l) == 0, "a policy with a space in its name");
+		is_str(l.policy, "prefer (many)=static:1-2", "prefer (many) with a flag");
+		ok(l.pages[1] == 512 && l.pages[2] == 512, "huge pages counted in 4 KiB pages");
+		ok(procfs_parse_numa_maps_line(c, strlen(c), &l) == 0 && strcmp(l.policy, "weighted interleave:0-3") == 0,
+		   "weighted interleave");
+		ok(procfs_parse_numa_maps_line("garbage", 7, &l) < 0, "no policy field");
+		ok(procfs_parse_numa_maps_line("0 unknown:1 N0=1", 16, &l) < 0, "unknown mode");
+		/* fuzz/regressions/procfs: a newline inside the length used to
+		 * loop forever; a value at the very end used to be read past */
+		ok(procfs_parse_numa_maps_line(nl, sizeof(nl) - 1, &l) == 0 && strcmp(l.policy, "local") == 0 &&
+		   l.max_node == 0, "the line ends at its newline (regression: endless loop)");
+		ok(procfs_parse_numa_maps_line(over, sizeof(over), &l) == 0,
+		   "a value at the end of the buffer (regression: over-read)");
+		ok(procfs_parse_numa_maps_line("0 local kernelpagesize_kB=\t7 N0=x", 34, &l) == 0 && l.max_node == 0,
+		   "a blank after the page size key ends the token (regression: over-read)");
+	}
+
 	/* a large file: the symbol far past the read buffer */
 	big = malloc(400000);
 	if (!big)
