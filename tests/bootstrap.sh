@@ -24,9 +24,9 @@ builddir=${PMP_BUILD_DIR:-$srcdir/_build}
 packages=(
 	build-essential autoconf automake pkg-config	# the build
 	libnuma-dev libcap-dev				# libraries the tool uses
-	clang valgrind					# second compiler; memcheck
+	clang libclang-rt-14-dev valgrind		# second compiler, libFuzzer; memcheck
 	bats bash-completion mandoc groff-base strace python3 jq	# host and guest tests
-	linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils	# the test kernels
+	linux-source-6.1 linux-source-6.12 bc bison flex libelf-dev libssl-dev xz-utils	# the test kernels
 	cpio busybox-static bash-static qemu-system-x86	# the guest
 	libcap2-bin					# capsh, for exploring by hand
 )
@@ -120,6 +120,8 @@ check() {
 	steps_file=$(mktemp)
 	find "$builddir/tests" -name '*.trs' -delete 2>/dev/null || true
 	step "clang -Werror build" clang_build
+	step "fuzz: saved regressions, then 10 s per target" \
+		make -C "$builddir" fuzz FUZZ_SECONDS=10 FUZZ_BUILDDIR="$builddir-fuzz"
 	( cd "$builddir" && make -j1 check ) || { rc=1; show_failures "$builddir"; }
 	valgrind_suites || rc=1
 	sanitizer_suites || rc=1
