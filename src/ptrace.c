@@ -340,14 +340,17 @@ static int proc_mem(const struct inj *c, unsigned long addr, void *buf, size_t l
 	return 0;
 }
 
-static int mem_read(const struct inj *c, unsigned long addr, void *buf, size_t len)
+/* Read or write the thread's memory: process_vm_readv/writev, or
+ * /proc/TID/mem where the kernel lacks them. */
+static int mem_xfer(const struct inj *c, unsigned long addr, void *buf, size_t len, bool write)
 {
 	struct iovec local = { .iov_base = buf, .iov_len = len };
 	struct iovec remote = { .iov_base = (void *)addr, .iov_len = len };
-	ssize_t n = process_vm_readv(c->tid, &local, 1, &remote, 1, 0);
+	ssize_t n = write ? process_vm_writev(c->tid, &local, 1, &remote, 1, 0)
+			  : process_vm_readv(c->tid, &local, 1, &remote, 1, 0);
 
 	if (n < 0 && errno == ENOSYS)
-		return proc_mem(c, addr, buf, len, false);
+		return proc_mem(c, addr, buf, len, write);
 	if (n < 0)
 		return -1;
 	if ((size_t)n != len) {
@@ -357,21 +360,14 @@ static int mem_read(const struct inj *c, unsigned long addr, void *buf, size_t l
 	return 0;
 }
 
+static int mem_read(const struct inj *c, unsigned long addr, void *buf, size_t len)
+{
+	return mem_xfer(c, addr, buf, len, false);
+}
+
 static int mem_write(const struct inj *c, unsigned long addr, const void *buf, size_t len)
 {
-	struct iovec local = { .iov_base = (void *)(uintptr_t)buf, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)addr, .iov_len = len };
-	ssize_t n = process_vm_writev(c->tid, &local, 1, &remote, 1, 0);
-
-	if (n < 0 && errno == ENOSYS)
-		return proc_mem(c, addr, (void *)(uintptr_t)buf, len, true);
-	if (n < 0)
-		return -1;
-	if ((size_t)n != len) {
-		errno = EFAULT;
-		return -1;
-	}
-	return 0;
+	return mem_xfer(c, addr, (void *)(uintptr_t)buf, len, true);
 }
 
 static long elapsed_ms(const struct timespec *since)
