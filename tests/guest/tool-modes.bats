@@ -176,7 +176,7 @@ set_and_check() {
 	[ "$(task_policy "$TARGET_PID")" = default ]
 }
 
-@test "--backend=auto on the patched kernel uses the syscall, not ptrace" {
+@test "option --backend=auto on the patched kernel uses the syscall, not ptrace" {
 	target_start --threads=1
 	# ptrace is syscall 101 on x86_64: the filter would kill the tool
 	run --separate-stderr pmp-seccomp --deny=101 -- "$PMP" --backend=auto --membind=2 -p "$TARGET_PID"
@@ -184,7 +184,7 @@ set_and_check() {
 	[ "$(task_policy "$TARGET_PID")" = "bind:2" ]
 }
 
-@test "--backend=ptrace on the patched kernel sets every thread, which the syscall cannot on 6.1" {
+@test "option --backend=ptrace on the patched kernel sets every thread, which the syscall cannot on 6.1" {
 	target_start --threads=2
 	run --separate-stderr "$PMP" --backend=ptrace -a --membind=1 -p "$TARGET_PID"
 	[ "$status" -eq 0 ]

@@ -17,7 +17,7 @@ teardown() {
 	[ -d "$CG" ] && rmdir "$CG" 2>/dev/null || true
 }
 
-@test "--show: the policy the kernel reports, the allowed nodes and the pages per node" {
+@test "option --show: the policy the kernel reports, the allowed nodes and the pages per node" {
 	target_start
 	run "$PMP" --membind=0 -p "$TARGET_PID"
 	target_cmd alloc 16 >/dev/null
@@ -35,7 +35,7 @@ teardown() {
 	[ "${#lines[@]}" -eq 2 ]
 }
 
-@test "--show -a: one line per thread, each with its own policy (6.1 sets only the leader)" {
+@test "option --show -a: one line per thread, each with its own policy (6.1 sets only the leader)" {
 	target_start --threads=2
 	run "$PMP" --membind=2 -p "$TARGET_PID"
 	[ "$status" -eq 0 ]
@@ -45,7 +45,7 @@ teardown() {
 	[ "$(awk 'NR > 1 {print $4}' <<<"$output" | tr '\n' ' ')" = "bind:2 default default " ]
 }
 
-@test "--show --json is one document a script can read" {
+@test "option --show --json is one document a script can read" {
 	target_start
 	run "$PMP" --preferred=3 -p "$TARGET_PID"
 	addr=$(target_cmd alloc 8)
@@ -60,7 +60,7 @@ teardown() {
 	[ "$(jq -r '.exit_status' <<<"$output")" -eq 0 ]
 }
 
-@test "--json of a set run: per-thread results, errno names, totals, exit status" {
+@test "option --json of a set run: per-thread results, errno names, totals, exit status" {
 	target_start --threads=1
 	gone=$(target_cmd zombie)
 	run --separate-stderr "$PMP" --json -a --interleave=1-2 -p "$TARGET_PID" -p 4000000
@@ -80,7 +80,7 @@ teardown() {
 	[ "$(grep -c '^pidmempolicy: failed to set' <<<"$stderr")" -eq 2 ]
 }
 
-@test "--migrate under bind: pages touched before the call move to the new node" {
+@test "option --migrate under bind: pages touched before the call move to the new node" {
 	target_start
 	run "$PMP" --membind=0 -p "$TARGET_PID"
 	addr=$(target_cmd alloc 32)
@@ -93,7 +93,7 @@ teardown() {
 	[ "$(task_policy "$TARGET_PID")" = "bind:2" ]
 }
 
-@test "--migrate under interleave: pages elsewhere move onto the policy's nodes" {
+@test "option --migrate under interleave: pages elsewhere move onto the policy's nodes" {
 	target_start
 	run "$PMP" --membind=0 -p "$TARGET_PID"
 	addr=$(target_cmd alloc 32)
@@ -104,7 +104,7 @@ teardown() {
 	[ $((n0 + n1)) -eq 0 ] && [ $((n2 + n3)) -eq 8192 ]
 }
 
-@test "--migrate-only moves pages and leaves the policy as it was" {
+@test "option --migrate-only moves pages and leaves the policy as it was" {
 	target_start
 	run "$PMP" --membind=1 -p "$TARGET_PID"
 	addr=$(target_cmd alloc 16)
@@ -114,7 +114,7 @@ teardown() {
 	[ "$(task_policy "$TARGET_PID")" = "bind:1" ]
 }
 
-@test "--cgroup: every process in the cgroup is set, one outside is untouched" {
+@test "option --cgroup: every process in the cgroup is set, one outside is untouched" {
 	mkdir "$CG"
 	target_start --name=in1
 	target_start --name=in2
@@ -131,7 +131,7 @@ teardown() {
 	for n in in1 in2 out; do target_stop --name=$n; done
 }
 
-@test "--cgroup on a directory that is no cgroup: refused before anything" {
+@test "option --cgroup on a directory that is no cgroup: refused before anything" {
 	run --separate-stderr "$PMP" --cgroup=/tmp --membind=1
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "pidmempolicy: /tmp is not a cgroup v2 directory (no readable cgroup.procs)" ]
