@@ -19,6 +19,9 @@ set -euo pipefail
 prog=${0##*/}
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 builddir=${PMP_BUILD_DIR:-$srcdir/_build}
+# the kernel patch, by absolute path so that `make distcheck` (which builds
+# from a copy of the tree) finds it too
+export PMP_KERNEL_PATCH=${PMP_KERNEL_PATCH:-$srcdir/../shared/seeds/001-patch-mm-add-new-syscall-pidfd-set-mempolicy.patch}
 
 # What the project needs from Debian 12, and why.
 packages=(
@@ -124,6 +127,7 @@ check() {
 		make -C "$builddir" fuzz FUZZ_SECONDS=10 FUZZ_BUILDDIR="$builddir-fuzz"
 	( cd "$builddir" && make -j1 check ) || { rc=1; show_failures "$builddir"; }
 	# a build that fails before its suites report counts as a failed test
+	step "make distcheck" make -C "$builddir" distcheck
 	valgrind_suites || { rc=1; echo ":test-result: FAIL valgrind suites" >> "$steps_file"; }
 	sanitizer_suites || { rc=1; echo ":test-result: FAIL sanitizer suites" >> "$steps_file"; }
 	summarize "$builddir" "$builddir-valgrind" "$builddir-asan" || rc=1
