@@ -42,5 +42,12 @@ say "pidmempolicy -v --membind=3 -p $pid, then 16 MiB more"
 pidmempolicy -v --membind=3 -p "$pid"
 pages "$pid" "$(ask alloc 16)"
 
+say "pidmempolicy --migrate --membind=3 -p $pid: pages already placed move too"
+pidmempolicy -v --migrate --membind=3 -p "$pid"
+pages "$pid" "$old"
+
+say "pidmempolicy --show -p $pid"
+pidmempolicy --show -p "$pid"
+
 ask exit >/dev/null
 wait "$target" || true
