@@ -7,6 +7,8 @@
 #
 # Environment (exported by the guest /init):
 #   PMP_KERNEL_VARIANT  patched | stock
+#   PMP_KERNEL_VERSION  6.1 | 6.12 (run-guest.sh --version; "unknown" if the
+#                       rig did not say)
 #   PMP_KERNEL_RELEASE  uname -r
 #   PMP_TOOL            the tool under test (/opt/pmp/bin/pidmempolicy)
 #   PMP_HELPERS         directory of the helper programs (/opt/pmp/bin)
@@ -43,7 +45,8 @@
 #   task_policy PID [TID]
 #       Print the task memory policy of thread TID (default PID) as
 #       numa_maps shows it, e.g. "default", "interleave:0-3", "bind:1",
-#       "prefer:2", "local", "prefer (many):0-1". It is taken from the FIRST
+#       "prefer:2", "local", "prefer (many):0-1", "weighted interleave:0-3".
+#       It is taken from the FIRST
 #       line of /proc/PID/task/TID/numa_maps (the executable's first
 #       mapping): numa_maps prints the task policy of the thread for every
 #       mapping that has no VMA policy of its own, and no helper program ever
@@ -52,6 +55,13 @@
 #   cap_eff PID             CapEff of PID as a hex string
 #   cap_eff_has PID BIT     succeed if bit BIT (e.g. 23 = CAP_SYS_NICE) is set
 #   wait_until SECS CMD...  retry CMD every 0.1 s until it succeeds or SECS pass
+#
+# Syscall numbers:
+#   pmp_syscall_nr          the number the patched kernel of this rig gives
+#                           pidfd_set_mempolicy: 451 on 6.1 (v2 patch), 463
+#                           on 6.12 (tests/kernel/patches/linux-6.12; 463 is
+#                           setxattrat from 6.13 on). By uname -r.
+#   slab_objects NAME       active objects of slab cache NAME in /proc/slabinfo
 
 PMP_HELPERS=${PMP_HELPERS:-/opt/pmp/bin}
 PMP_TOOL=${PMP_TOOL:-$PMP_HELPERS/pidmempolicy}
@@ -243,11 +253,14 @@ numa_policy_of() {
 }
 
 # The policy field is the second column of a numa_maps line; it has a space
-# only for MPOL_PREFERRED_MANY: "prefer (many):0-1", "prefer (many)=static:1".
+# only for MPOL_PREFERRED_MANY: "prefer (many):0-1", "prefer (many)=static:1",
+# and (6.8+) MPOL_WEIGHTED_INTERLEAVE: "weighted interleave:0-3".
 _pmp_policy_field() {
 	local -a w
 	read -r -a w <<<"$1"
 	if [ "${w[1]:-}" = prefer ] && [[ ${w[2]:-} == "(many)"* ]]; then
+		echo "${w[1]} ${w[2]}"
+	elif [ "${w[1]:-}" = weighted ] && [[ ${w[2]:-} == interleave* ]]; then
 		echo "${w[1]} ${w[2]}"
 	else
 		echo "${w[1]:-}"
@@ -286,4 +299,23 @@ wait_until() {
 		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.1
 	done
+}
+
+PMP_NR_61=451
+PMP_NR_612=463
+
+pmp_syscall_nr() {
+	case $(uname -r) in
+	6.12.*) echo "$PMP_NR_612" ;;
+	*) echo "$PMP_NR_61" ;;
+	esac
+}
+
+slab_objects() {
+	local name active rest
+	while read -r name active rest; do
+		[ "$name" = "$1" ] && { echo "$active"; return 0; }
+	done </proc/slabinfo
+	_pmp_err "no slab cache '$1' in /proc/slabinfo"
+	return 1
 }

@@ -2,7 +2,8 @@
 # run-guest.sh - boot the pidmempolicy test kernel in QEMU and run guest tests.
 #
 # Usage:
-#   run-guest.sh [--variant=patched|stock] [--binary=PATH] [--helpers-dir=DIR]
+#   run-guest.sh [--version=6.1|6.12] [--variant=patched|stock]
+#                [--binary=PATH] [--helpers-dir=DIR]
 #                [--timeout=SECS] [--keep-log=FILE] [--accel=auto|kvm|tcg]
 #                [--patch=PATH] [--extra-bin=PATH]... [--verbose] TEST.bats...
 #   run-guest.sh [...] --demo=SCRIPT     run SCRIPT (bash) in the guest instead
@@ -23,6 +24,8 @@
 # Bats mode prints the TAP stream between the PMP-TAP-BEGIN/END console
 # markers with every test description prefixed by the kernel, e.g.
 #   ok 3 [6.1-patched] interleave ...
+# (or [6.12-patched] / [6.12-stock] with --version=6.12: Linux 6.12 with the
+# project's forward port tests/kernel/patches/linux-6.12/, or without it).
 # followed by "pmp-guest: N passed, N failed, N skipped", and exits non-zero
 # on: any "not ok", missing markers or no output, plan count mismatch, a
 # non-zero bats status, a kernel panic/Oops/BUG/WARNING in the serial log, or
@@ -43,6 +46,7 @@ Usage: $prog [options] TEST.bats...
        $prog [options] --shell
 
 Options:
+  --version=V        kernel version: 6.1 (default) or 6.12
   --variant=V        patched (default) or stock kernel
   --binary=PATH      pidmempolicy binary to test (optional)
   --helpers-dir=DIR  built helper programs (default: build them now)
@@ -50,6 +54,8 @@ Options:
   --keep-log=FILE    keep the serial console log in FILE
   --accel=A          auto (default), kvm or tcg  (env PMP_QEMU_ACCEL)
   --patch=PATH       kernel patch for build-kernel.sh
+  --config-extra=F   extra kernel config fragment for build-kernel.sh (e.g.
+                     KASAN + lockdep)
   --extra-bin=PATH   extra host program to put in the guest (repeatable)
   --demo=SCRIPT      run SCRIPT in the guest (bash), output live on stdout
   --shell            interactive shell in the guest (Ctrl-A x quits QEMU)
@@ -62,6 +68,8 @@ msg() { printf '%s: %s\n' "$prog" "$*" >&2; }
 usage_err() { usage >&2; printf '%s: error: %s\n' "$prog" "$*" >&2; exit 2; }
 
 variant=patched
+version=6.1
+config_extra=
 binary=
 helpers=
 timeout_s=900
@@ -76,6 +84,8 @@ tests=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--variant=*) variant=${1#*=} ;;
+	--version=*) version=${1#*=} ;;
+	--config-extra=*) config_extra=${1#*=} ;;
 	--binary=*) binary=${1#*=} ;;
 	--helpers-dir=*) helpers=${1#*=} ;;
 	--timeout=*) timeout_s=${1#*=} ;;
@@ -95,6 +105,7 @@ while [ $# -gt 0 ]; do
 done
 
 case $variant in patched | stock) ;; *) usage_err "--variant must be patched or stock" ;; esac
+case $version in 6.1 | 6.12) ;; *) usage_err "--version must be 6.1 or 6.12" ;; esac
 case $accel in auto | kvm | tcg) ;; *) usage_err "--accel must be auto, kvm or tcg" ;; esac
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || usage_err "--timeout must be a positive number of seconds"
 modes=$((shell + (${#demo} > 0 ? 1 : 0) + (${#tests[@]} > 0 ? 1 : 0)))
@@ -124,11 +135,14 @@ trap 'exit 130' INT TERM HUP
 
 # --- kernel ---
 kargs=(--variant="$variant")
+# Only when not the default, so that 6.1 runs call build-kernel.sh as before.
+[ "$version" = 6.1 ] || kargs+=(--version="$version")
 [ -z "$patch" ] || kargs+=(--patch="$patch")
+[ -z "$config_extra" ] || kargs+=(--config-extra="$config_extra")
 kernel=$("$repo/tests/kernel/build-kernel.sh" "${kargs[@]}" | tail -n1) || die "kernel build failed"
 [ -s "$kernel" ] || die "build-kernel.sh gave no bzImage ('$kernel')"
 release=$(sed -n 's/^release=//p' "$(dirname "$kernel")/info.txt" 2>/dev/null || true)
-short=$(echo "${release:-6.1}" | cut -d. -f1-2)
+short=$(echo "${release:-$version}" | cut -d. -f1-2)
 label="$short-$variant"
 
 # --- helpers ---
@@ -198,7 +212,7 @@ for n in 0 1 2 3; do
 		-numa "node,nodeid=$n,cpus=$n,memdev=mem$n")
 done
 qemu+=(-kernel "$kernel" -initrd "$initrd"
-	-append "console=ttyS0 panic=-1 pmp.variant=$variant")
+	-append "console=ttyS0 panic=-1 pmp.variant=$variant pmp.version=$version")
 [ "$accel" = kvm ] && qemu+=(-cpu host)
 
 start=$(date +%s)

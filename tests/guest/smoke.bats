@@ -3,14 +3,16 @@
 # pidmempolicy tool: topology, kernel variant, the helper programs, and a raw
 # pidfd_set_mempolicy(2) call on the patched kernel.
 #
-# Run on both kernels:
+# Run on all kernels (6.1 and, with --version=6.12, 6.12; the syscall is 451
+# on 6.1 with the v2 patch, 463 on 6.12 with the project's port):
 #   tests/guest/run-guest.sh --variant=patched --helpers-dir=DIR tests/guest/smoke.bats
 #   tests/guest/run-guest.sh --variant=stock   --helpers-dir=DIR tests/guest/smoke.bats
+#   tests/guest/run-guest.sh --version=6.12 --variant=patched ... tests/guest/smoke.bats
 
 bats_require_minimum_version 1.5.0
 load lib
 
-NR_PIDFD_SET_MEMPOLICY=451
+NR_PIDFD_SET_MEMPOLICY=$(pmp_syscall_nr)
 CAP_SYS_NICE=23
 
 @test "4 NUMA nodes online, each with memory and a CPU" {
@@ -28,8 +30,11 @@ CAP_SYS_NICE=23
 	done
 }
 
-@test "kernel is 6.1.x, variant is known" {
-	[[ $(uname -r) == 6.1.* ]]
+@test "kernel is the version the rig booted (6.1.x by default), variant is known" {
+	case $PMP_KERNEL_VERSION in
+	6.12) [[ $(uname -r) == 6.12.* ]] ;;
+	*) [[ $(uname -r) == 6.1.* ]] ;;
+	esac
 	[ "$PMP_KERNEL_RELEASE" = "$(uname -r)" ]
 	[[ $PMP_KERNEL_VARIANT == patched || $PMP_KERNEL_VARIANT == stock ]]
 }
@@ -107,7 +112,7 @@ CAP_SYS_NICE=23
 
 @test "raw pidfd_set_mempolicy(2): interleave 0-3 (patched) / ENOSYS (stock)" {
 	target_start --threads=1
-	run "$PMP_HELPERS/pmp-rawcall" --pid="$TARGET_PID" --mode=interleave --nodes=0-3
+	run "$PMP_HELPERS/pmp-rawcall" --nr="$NR_PIDFD_SET_MEMPOLICY" --pid="$TARGET_PID" --mode=interleave --nodes=0-3
 	if [ "$PMP_KERNEL_VARIANT" = stock ]; then
 		[ "$status" -eq 1 ]
 		[ "$output" = ENOSYS ]
@@ -136,7 +141,7 @@ CAP_SYS_NICE=23
 @test "raw call without CAP_SYS_NICE: EPERM (patched) / ENOSYS (stock)" {
 	target_start
 	run "$PMP_HELPERS/pmp-runas" --drop=cap_sys_nice -- \
-		"$PMP_HELPERS/pmp-rawcall" --pid="$TARGET_PID" --mode=bind --nodes=1
+		"$PMP_HELPERS/pmp-rawcall" --nr="$NR_PIDFD_SET_MEMPOLICY" --pid="$TARGET_PID" --mode=bind --nodes=1
 	[ "$status" -eq 1 ]
 	if [ "$PMP_KERNEL_VARIANT" = patched ]; then
 		[ "$output" = EPERM ]
@@ -146,13 +151,13 @@ CAP_SYS_NICE=23
 	[ "$(task_policy "$TARGET_PID")" = default ]
 }
 
-@test "pmp-seccomp kills a process that makes syscall 451" {
+@test "pmp-seccomp kills a process that makes the syscall (451; 463 on 6.12)" {
 	target_start
 	run "$PMP_HELPERS/pmp-seccomp" --deny=$NR_PIDFD_SET_MEMPOLICY -- \
-		"$PMP_HELPERS/pmp-rawcall" --pid="$TARGET_PID" --mode=interleave --nodes=0-3
+		"$PMP_HELPERS/pmp-rawcall" --nr="$NR_PIDFD_SET_MEMPOLICY" --pid="$TARGET_PID" --mode=interleave --nodes=0-3
 	[ "$status" -eq 159 ] # 128 + SIGSYS
 	run "$PMP_HELPERS/pmp-seccomp" --deny=$NR_PIDFD_SET_MEMPOLICY --action=errno:EPERM -- \
-		"$PMP_HELPERS/pmp-rawcall" --pid="$TARGET_PID" --mode=interleave --nodes=0-3
+		"$PMP_HELPERS/pmp-rawcall" --nr="$NR_PIDFD_SET_MEMPOLICY" --pid="$TARGET_PID" --mode=interleave --nodes=0-3
 	[ "$status" -eq 1 ]
 	[ "$output" = EPERM ]
 	[ "$(task_policy "$TARGET_PID")" = default ]
@@ -162,7 +167,7 @@ CAP_SYS_NICE=23
 	target_start
 	zpid=$(target_cmd zombie)
 	[ "$(cut -d' ' -f3 "/proc/$zpid/stat")" = Z ]
-	run "$PMP_HELPERS/pmp-rawcall" --pid="$zpid" --mode=interleave --nodes=0-3
+	run "$PMP_HELPERS/pmp-rawcall" --nr="$NR_PIDFD_SET_MEMPOLICY" --pid="$zpid" --mode=interleave --nodes=0-3
 	echo "raw call on zombie: $output"
 	[ "$status" -eq 1 ]
 	if [ "$PMP_KERNEL_VARIANT" = patched ]; then

@@ -1,6 +1,7 @@
 #!/bin/bash
 # build.sh - compile the rig's guest helper programs (pmp-target, pmp-runas,
-# pmp-rawcall, pmp-seccomp) into a directory outside the source tree.
+# pmp-rawcall, pmp-seccomp, pmp-stress) into a directory outside the source
+# tree.
 #
 # Usage: build.sh --out=DIR [--cc=CC]
 #
@@ -54,6 +55,7 @@ build() {
 build pmp-target -pthread
 build pmp-rawcall
 build pmp-seccomp
+build pmp-stress
 printf '#include <sys/capability.h>\n' | "$cc" -E - >/dev/null 2>&1 ||
 	die "sys/capability.h not found (apt-get install libcap-dev)"
 build pmp-runas -lcap

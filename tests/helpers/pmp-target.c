@@ -37,6 +37,21 @@
  *   spawn N              start N more worker threads; reply "ok COUNT" with
  *                        the new number of worker threads.
  *   reap N               end the N highest-numbered workers; reply "ok COUNT".
+ *   churn on|off         "on" starts ONE churn thread (if not running yet)
+ *                        that keeps CHURN_KIDS short-lived threads alive,
+ *                        creating a new one and ending the oldest every
+ *                        millisecond or so: threads appear and disappear all
+ *                        the time. New threads are created by the churn
+ *                        thread, so they inherit ITS task policy. "off" stops
+ *                        the churning; the churn thread and its last
+ *                        CHURN_KIDS threads stay alive (idle) until exit.
+ *                        Reply "ok CYCLES" (threads created so far). Churn
+ *                        threads are not workers: they have no index.
+ *   faulters N MIB       stop the running faulter threads (if any), then
+ *                        start N faulter threads (N = 0: just stop) that
+ *                        loop: mmap MIB MiB, touch every page, get_mempolicy
+ *                        of themselves, munmap. Reply "ok LOOPS" with the
+ *                        loops the stopped faulters completed. Not workers.
  *   zombie               fork a child that exits at once and is NOT reaped
  *                        (until "exit"); reply: the child's PID.
  *   ping                 reply "pong".
@@ -92,6 +107,95 @@ static long page_size;
 static pid_t gettid_(void)
 {
 	return (pid_t)syscall(SYS_gettid);
+}
+
+/* ---- churn: threads that come and go ---- */
+#define CHURN_KIDS 4
+struct churn_kid {
+	pthread_t thread;
+	volatile int quit;
+};
+static pthread_t churn_thread;
+static int churn_started;
+static volatile int churn_run;
+static volatile long churn_cycles;
+
+static void *churn_kid_main(void *arg)
+{
+	struct churn_kid *k = arg;
+
+	while (!k->quit)
+		usleep(200);
+	return NULL;
+}
+
+static void *churn_main(void *arg)
+{
+	struct churn_kid *kids[CHURN_KIDS] = { 0 };
+	unsigned next = 0;
+
+	(void)arg;
+	for (;;) {
+		while (!churn_run)
+			usleep(1000);
+		struct churn_kid *old = kids[next];
+		if (old) {
+			old->quit = 1;
+			pthread_join(old->thread, NULL);
+			free(old);
+			kids[next] = NULL;
+		}
+		struct churn_kid *k = calloc(1, sizeof(*k));
+		if (k && pthread_create(&k->thread, NULL, churn_kid_main, k) == 0) {
+			kids[next] = k;
+			churn_cycles++;
+		} else {
+			free(k);
+		}
+		next = (next + 1) % CHURN_KIDS;
+		usleep(1000);
+	}
+	return NULL;
+}
+
+/* ---- faulters: threads that fault memory in all the time ---- */
+#define MAX_FAULTERS 64
+static pthread_t faulter_threads[MAX_FAULTERS];
+static int nfaulters;
+static volatile int faulters_quit;
+static volatile long faulter_loops;
+static size_t faulter_len;
+
+static void *faulter_main(void *arg)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	unsigned long mask[MAX_NODES / (8 * sizeof(unsigned long))];
+
+	(void)arg;
+	while (!faulters_quit) {
+		char *p = mmap(NULL, faulter_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p != MAP_FAILED) {
+			for (size_t off = 0; off < faulter_len; off += (size_t)ps)
+				((volatile char *)p)[off] = 1;
+			int mode;
+			syscall(SYS_get_mempolicy, &mode, mask, (unsigned long)MAX_NODES, NULL, 0UL);
+			munmap(p, faulter_len);
+		}
+		__atomic_add_fetch(&faulter_loops, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static long stop_faulters(void)
+{
+	faulters_quit = 1;
+	for (int i = 0; i < nfaulters; i++)
+		pthread_join(faulter_threads[i], NULL);
+	nfaulters = 0;
+	faulters_quit = 0;
+	long loops = faulter_loops;
+	faulter_loops = 0;
+	return loops;
 }
 
 static void reply_fmt(char *buf, const char *fmt, ...)
@@ -352,7 +456,8 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			printf("Usage: pmp-target [--threads=N]\n"
 			       "Reads commands on stdin (alloc MIB, alloc-thread I MIB, touch ADDR, free ADDR,\n"
-			       "policy, policy-thread I, threads, spawn N, reap N, zombie, ping, exit),\n"
+			       "policy, policy-thread I, threads, spawn N, reap N, churn on|off,\n"
+			       "faulters N MIB, zombie, ping, exit),\n"
 			       "answers one line per command on stdout. See the source header.\n");
 			return 0;
 		} else {
@@ -464,6 +569,51 @@ int main(int argc, char **argv)
 					}
 				}
 			}
+		} else if (strcmp(cmd, "churn") == 0) {
+			if (strcmp(arg, "on") == 0) {
+				int err = 0;
+				if (!churn_started) {
+					err = pthread_create(&churn_thread, NULL, churn_main, NULL);
+					churn_started = err == 0;
+				}
+				if (err) {
+					reply_fmt(reply, "error pthread_create: %s", strerror(err));
+				} else {
+					churn_run = 1;
+					reply_fmt(reply, "ok %ld", churn_cycles);
+				}
+			} else if (strcmp(arg, "off") == 0) {
+				churn_run = 0;
+				usleep(5000); /* let a cycle in progress finish */
+				reply_fmt(reply, "ok %ld", churn_cycles);
+			} else {
+				reply_fmt(reply, "error usage: churn on|off");
+			}
+		} else if (strcmp(cmd, "faulters") == 0) {
+			char *mib = strchr(arg, ' ');
+			long n = -1;
+			unsigned long m = 0;
+			if (mib) {
+				*mib++ = '\0';
+				n = parse_count(arg);
+				m = strtoul(mib, NULL, 10);
+			}
+			if (n < 0 || n > MAX_FAULTERS || m == 0 || m > 1024) {
+				reply_fmt(reply, "error usage: faulters N MIB (N <= %d, 1 <= MIB <= 1024)", MAX_FAULTERS);
+			} else {
+				long loops = stop_faulters();
+				int err = 0;
+				faulter_len = m << 20;
+				for (long i = 0; i < n && !err; i++) {
+					err = pthread_create(&faulter_threads[nfaulters], NULL, faulter_main, NULL);
+					if (!err)
+						nfaulters++;
+				}
+				if (err)
+					reply_fmt(reply, "error pthread_create: %s", strerror(err));
+				else
+					reply_fmt(reply, "ok %ld", loops);
+			}
 		} else if (strcmp(cmd, "ping") == 0) {
 			reply_fmt(reply, "pong");
 		} else if (strcmp(cmd, "exit") == 0) {
@@ -476,6 +626,7 @@ int main(int argc, char **argv)
 		printf("%s\n", reply);
 		fflush(stdout);
 	}
+	stop_faulters();
 	for (int i = 0; i < nzombies; i++)
 		waitpid(zombies[i], NULL, 0);
 	while (nworkers > 0)

@@ -2,26 +2,36 @@
 # build-kernel.sh - build (or look up in the cache) the test kernel for the
 # pidmempolicy QEMU rig.
 #
-# Usage: build-kernel.sh [--variant=patched|stock] [--patch=PATH] [--jobs=N]
+# Usage: build-kernel.sh [--version=6.1|6.12] [--variant=patched|stock]
+#                        [--patch=PATH] [--config-extra=FILE] [--jobs=N]
 #                        [--force]
 #
 # Prints the absolute path of a bzImage as the LAST line on stdout; all
 # progress and diagnostics go to stderr.
 #
-#   Source  Debian's linux-source-6.1 tarball ($PMP_KERNEL_SOURCE, default
-#           /usr/src/linux-source-6.1.tar.xz).
-#   Patch   --patch=PATH, else $PMP_KERNEL_PATCH, else
+#   Version --version=6.1 (default) or 6.12. Selects the source tarball,
+#           the default patch and the config fragment; 6.1 builds are exactly
+#           what they were before --version existed (same cache keys).
+#   Source  Debian's linux-source-VERSION tarball ($PMP_KERNEL_SOURCE, default
+#           /usr/src/linux-source-VERSION.tar.xz).
+#   Patch   --patch=PATH, else $PMP_KERNEL_PATCH, else for 6.1
 #           <repo>/../shared/seeds/001-patch-mm-add-new-syscall-pidfd-set-mempolicy.patch
-#           (the shared/ directory beside the repository clone). Only for
-#           --variant=patched (default). Rejects in Documentation/ and in
-#           non-x86 arch/ files are tolerated; any other reject is fatal.
-#   Config  `make tinyconfig`, merged with tests/kernel/linux-6.1.config, then
-#           `make olddefconfig`; every option of the fragment is verified.
+#           (the shared/ directory beside the repository clone; the v2
+#           patch), for 6.12 the project's own forward port
+#           tests/kernel/patches/linux-6.12/0001-mm-pidfd_set_mempolicy.patch.
+#           Only for --variant=patched (default). Rejects in Documentation/
+#           and in non-x86 arch/ files are tolerated; any other reject is fatal.
+#   Config  `make tinyconfig`, merged with tests/kernel/linux-VERSION.config
+#           (and --config-extra=FILE, e.g. a debug fragment with KASAN and
+#           lockdep, if given), then `make olddefconfig`; every option of the
+#           fragments is verified.
 #   Cache   ${PMP_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pidmempolicy/kernels}/KEY/
 #           holding bzImage and info.txt. KEY hashes the tarball, the patch
 #           (or "stock"), the config fragment, the compiler version and
 #           the script's key_format number (bump it when the build
-#           changes). Entries are placed with an atomic rename, so an
+#           changes), and --config-extra's hash when given. Entries of 6.12
+#           (and of --config-extra builds) are named 6.12-VARIANT-KEY
+#           (VARIANT-extra-KEY), those of 6.1 VARIANT-KEY. Entries are placed with an atomic rename, so an
 #           interrupted build never leaves a broken entry. The build log
 #           (CACHE/logs/KEY.log) is kept only when the build fails.
 #
@@ -34,15 +44,19 @@ repo=$(cd "$script_dir/../.." && pwd)
 
 usage() {
 	cat <<EOF
-Usage: $prog [--variant=patched|stock] [--patch=PATH] [--jobs=N] [--force]
+Usage: $prog [--version=6.1|6.12] [--variant=patched|stock] [--patch=PATH]
+       [--config-extra=FILE] [--jobs=N] [--force]
 
-Build the pidmempolicy test kernel (Linux 6.1, tinyconfig + fragment) or
-reuse the cached one, and print the absolute path of its bzImage on stdout.
+Build the pidmempolicy test kernel (Linux 6.1 or 6.12, tinyconfig + fragment)
+or reuse the cached one, and print the absolute path of its bzImage on stdout.
 
 Options:
+  --version=V   6.1 (default) or 6.12
   --variant=V   patched (default: with the pidfd_set_mempolicy patch) or stock
-  --patch=PATH  kernel patch (default: \$PMP_KERNEL_PATCH or
-                $repo/../shared/seeds/001-patch-mm-add-new-syscall-pidfd-set-mempolicy.patch)
+  --patch=PATH  kernel patch (default: \$PMP_KERNEL_PATCH, else for 6.1
+                $repo/../shared/seeds/001-patch-mm-add-new-syscall-pidfd-set-mempolicy.patch,
+                for 6.12 tests/kernel/patches/linux-6.12/0001-mm-pidfd_set_mempolicy.patch)
+  --config-extra=FILE  one more config fragment (e.g. KASAN + lockdep)
   --jobs=N      parallel make jobs (default: nproc)
   --force       rebuild even if a cached kernel exists
   -h, --help    show this help
@@ -55,16 +69,18 @@ die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 1; }
 msg() { printf '%s: %s\n' "$prog" "$*" >&2; }
 
 variant=patched
-patch_file=${PMP_KERNEL_PATCH:-$repo/../shared/seeds/001-patch-mm-add-new-syscall-pidfd-set-mempolicy.patch}
+version=6.1
+patch_file=${PMP_KERNEL_PATCH:-}
+extra_fragment=
 jobs=$(nproc)
 force=0
-source_tar=${PMP_KERNEL_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
-fragment=$script_dir/linux-6.1.config
 
 while [ $# -gt 0 ]; do
 	case $1 in
+	--version=*) version=${1#*=} ;;
 	--variant=*) variant=${1#*=} ;;
 	--patch=*) patch_file=${1#*=} ;;
+	--config-extra=*) extra_fragment=${1#*=} ;;
 	--jobs=*) jobs=${1#*=} ;;
 	--force) force=1 ;;
 	-h | --help) usage; exit 0 ;;
@@ -77,8 +93,20 @@ case $variant in
 patched | stock) ;;
 *) die "--variant must be 'patched' or 'stock', not '$variant'" ;;
 esac
+case $version in
+6.1) default_patch=$repo/../shared/seeds/001-patch-mm-add-new-syscall-pidfd-set-mempolicy.patch ;;
+6.12) default_patch=$script_dir/patches/linux-6.12/0001-mm-pidfd_set_mempolicy.patch ;;
+*) die "--version must be '6.1' or '6.12', not '$version'" ;;
+esac
+patch_file=${patch_file:-$default_patch}
+source_tar=${PMP_KERNEL_SOURCE:-/usr/src/linux-source-$version.tar.xz}
+fragment=$script_dir/linux-$version.config
+if [ -n "$extra_fragment" ]; then
+	[ -r "$extra_fragment" ] || die "--config-extra $extra_fragment not readable"
+	extra_fragment=$(cd "$(dirname "$extra_fragment")" && pwd)/$(basename "$extra_fragment")
+fi
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs must be a positive integer"
-[ -r "$source_tar" ] || die "kernel source $source_tar not found (apt-get install linux-source-6.1)"
+[ -r "$source_tar" ] || die "kernel source $source_tar not found (apt-get install linux-source-$version)"
 [ -r "$fragment" ] || die "config fragment $fragment not found"
 if [ "$variant" = patched ]; then
 	[ -r "$patch_file" ] || die "patch $patch_file not found (use --patch or PMP_KERNEL_PATCH)"
@@ -109,9 +137,16 @@ key=$(
 		echo "patch $patch_hash"
 		echo "fragment $(hash <"$fragment")"
 		echo "cc $(gcc --version | head -n1)"
+		# Only when given, so that the keys of plain builds do not change.
+		[ -z "$extra_fragment" ] || echo "extra $(hash <"$extra_fragment")"
 	} | hash | cut -c1-16
 )
-key="$variant-$key"
+if [ -n "$extra_fragment" ]; then
+	key="$variant-extra-$key"
+else
+	key="$variant-$key"
+fi
+[ "$version" = 6.1 ] || key="$version-$key"
 entry=$cache/$key
 
 if [ "$force" = 0 ] && [ -s "$entry/bzImage" ]; then
@@ -202,10 +237,12 @@ if [ "$variant" = patched ]; then
 		fail "patched tree has no pidfd_set_mempolicy in syscall_64.tbl"
 fi
 
-msg "configuring (tinyconfig + $(basename "$fragment"))"
+fragments=("$fragment")
+[ -z "$extra_fragment" ] || fragments+=("$extra_fragment")
+msg "configuring (tinyconfig + $(basename -a "${fragments[@]}" | tr '\n' ' '| sed 's/ $//'))"
 {
 	make -C "$src" tinyconfig &&
-		"$src/scripts/kconfig/merge_config.sh" -m -O "$src" "$src/.config" "$fragment" &&
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$src" "$src/.config" "${fragments[@]}" &&
 		make -C "$src" olddefconfig
 } >>"$log" 2>&1 || fail "kernel configuration failed"
 
@@ -223,7 +260,14 @@ while IFS= read -r line; do
 		fi
 		;;
 	esac
-done <"$fragment"
+done < <(
+	# The last fragment that names an option wins (as in merge_config.sh).
+	cat "${fragments[@]}" | awk '
+		/^CONFIG_[A-Za-z0-9_]+=/ { o = $0; sub(/=.*/, "", o) }
+		/^# CONFIG_[A-Za-z0-9_]+ is not set$/ { o = $2 }
+		o != "" { if (!(o in v)) order[n++] = o; v[o] = $0; o = "" }
+		END { for (i = 0; i < n; i++) print v[order[i]] }'
+)
 if [ "${#missing[@]}" -gt 0 ]; then
 	msg "error: these config options did not stick after olddefconfig:"
 	printf '  %s\n' "${missing[@]}" >&2
@@ -253,6 +297,7 @@ cp "$src/.config" "$stage/config"
 end=$(date +%s)
 {
 	echo "variant=$variant"
+	echo "version=$version"
 	echo "key=$key"
 	echo "release=$release"
 	echo "source=$source_tar sha256=$src_hash"
@@ -260,6 +305,7 @@ end=$(date +%s)
 		echo "patch=$patch_file sha256=$patch_hash"
 	fi
 	echo "fragment=$fragment"
+	[ -z "$extra_fragment" ] || echo "config_extra=$extra_fragment"
 	echo "built=$(date -u +%Y-%m-%dT%H:%M:%SZ) seconds=$((end - start)) jobs=$jobs"
 } >"$stage/info.txt"
 chmod 755 "$stage"

@@ -1,0 +1,81 @@
+#!/usr/bin/env bats
+# Linux 6.12 WITHOUT the port: THE TRAP. Syscall 451, the number the tool is
+# built for by default (pidfd_set_mempolicy in the v2 patch for 6.1), is
+# cachestat(2) here. The tool must refuse (exit 2, one message) because
+# /proc/kallsyms names no sys_pidfd_set_mempolicy, and must never issue 451
+# (a seccomp filter kills it with SIGSYS, status 159, if it does).
+
+load lib
+bats_require_minimum_version 1.5.0
+
+PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
+NOT_PROVIDED="pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): /proc/kallsyms names no sys_pidfd_set_mempolicy (--backend=ptrace works without it)"
+
+setup() {
+	[ "$PMP_KERNEL_VARIANT" = stock ] || { echo "this file is for the stock kernel" >&2; return 1; }
+	[[ $(uname -r) == 6.12.* ]] || { echo "this file is for Linux 6.12" >&2; return 1; }
+}
+
+@test "stock 6.12: syscall 451 really is cachestat (kallsyms, and it answers like cachestat)" {
+	# (x86_64 names syscalls __x64_sys_NAME in kallsyms)
+	grep -Eq ' (__x64_)?sys_cachestat$' /proc/kallsyms
+	run grep -c 'sys_pidfd_set_mempolicy' /proc/kallsyms
+	[ "$output" = 0 ]
+	# cachestat(fd, range, cstat, flags) checks the fd first: EBADF even
+	# with flags 1, where pidfd_set_mempolicy answers EINVAL
+	run pmp-rawcall --nr=451 --fd=-1 --mode=0 --flags=1
+	[ "$output" = EBADF ]
+	run pmp-rawcall --nr=451 --fd=-1 --mode=0
+	[ "$output" = EBADF ]
+	# on a real file with a NULL range pointer: EFAULT (copy_from_user)
+	exec {fd}</init
+	run pmp-rawcall --nr=451 --fd="$fd" --mode=0
+	exec {fd}<&-
+	[ "$output" = EFAULT ]
+	# and the port's number is not there
+	run pmp-rawcall --nr="$PMP_NR_612" --fd=-1 --mode=0
+	[ "$output" = ENOSYS ]
+}
+
+@test "stock 6.12: the seccomp guard kills a raw call of 451 (positive control)" {
+	target_start
+	run pmp-seccomp --deny=451 -- pmp-rawcall --nr=451 --pid="$TARGET_PID" --mode=interleave --nodes=0-3
+	[ "$status" -eq 159 ]
+}
+
+@test "stock 6.12: default build (451): exit 2, the message, 451 never called, target unchanged" {
+	target_start
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ "$stderr" = "$NOT_PROVIDED" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+@test "stock 6.12: PIDMEMPOLICY_SYSCALL_NR=451 with -a: exit 2, the message, 451 never called" {
+	target_start --threads=2
+	PIDMEMPOLICY_SYSCALL_NR=451 run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" -a --membind=1 -p "$TARGET_PID"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ "$stderr" = "$NOT_PROVIDED" ]
+	for t in $(ls "/proc/$TARGET_PID/task"); do
+		[ "$(task_policy "$TARGET_PID" "$t")" = default ]
+	done
+}
+
+@test "stock 6.12: PIDMEMPOLICY_SYSCALL_NR=463 (the port's number): exit 2, 463 never called" {
+	target_start
+	PIDMEMPOLICY_SYSCALL_NR=$PMP_NR_612 run --separate-stderr pmp-seccomp --deny="$PMP_NR_612" -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "$NOT_PROVIDED" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+@test "stock 6.12: --weighted-interleave is refused the same way (the mode exists, the syscall does not)" {
+	[ -d /sys/kernel/mm/mempolicy/weighted_interleave ]
+	target_start
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --weighted-interleave=0-3 -p "$TARGET_PID"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "$NOT_PROVIDED" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}

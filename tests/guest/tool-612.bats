@@ -1,0 +1,260 @@
+#!/usr/bin/env bats
+# Kernel truth on Linux 6.12 + the project's forward port of
+# pidfd_set_mempolicy (tests/kernel/patches/linux-6.12/): PIDFD_THREAD pidfds
+# address single threads, so -a sets EVERY thread for real (issue #4).
+# The port puts the syscall at 463 (setxattrat in mainline 6.13+): the tool is
+# told the number at run time (PIDMEMPOLICY_SYSCALL_NR) and verifies it as on
+# 6.1 (kallsyms + probes); nothing in the tool knows about this kernel.
+
+load lib
+bats_require_minimum_version 1.5.0
+
+PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
+CG=/sys/fs/cgroup/pmp-test
+WI=/sys/kernel/mm/mempolicy/weighted_interleave
+
+setup() {
+	[ "$PMP_KERNEL_VARIANT" = patched ] || { echo "this file is for the patched kernel" >&2; return 1; }
+	[[ $(uname -r) == 6.12.* ]] || { echo "this file is for Linux 6.12" >&2; return 1; }
+	PIDMEMPOLICY_SYSCALL_NR=$PMP_NR_612
+	export PIDMEMPOLICY_SYSCALL_NR
+}
+
+teardown() {
+	pmp_teardown
+	if [ -d "$CG" ]; then
+		while read -r p; do echo "$p" >/sys/fs/cgroup/cgroup.procs 2>/dev/null; done <"$CG/cgroup.procs"
+		rmdir "$CG" 2>/dev/null || true
+	fi
+	local n
+	for n in 0 1 2 3; do
+		[ -w "$WI/node$n" ] && echo 1 >"$WI/node$n" 2>/dev/null || true
+	done
+	return 0
+}
+
+# every_thread_has PID POLICY: each thread in /proc/PID/task shows POLICY
+every_thread_has() {
+	local pid=$1 want=$2 t got bad=0 n=0
+	for t in $(ls "/proc/$pid/task"); do
+		got=$(task_policy "$pid" "$t" 2>/dev/null) || continue # ended meanwhile
+		n=$((n + 1))
+		if [ "$got" != "$want" ]; then
+			echo "tid $t has '$got', want '$want'"
+			bad=1
+		fi
+	done
+	echo "$n threads checked"
+	[ "$bad" = 0 ] && [ "$n" -gt 0 ]
+}
+
+@test "6.12: the tool verifies syscall 463 (kallsyms + probes) and sets" {
+	grep -Eq ' (__x64_)?sys_pidfd_set_mempolicy$' /proc/kallsyms
+	target_start
+	run --separate-stderr "$PMP" -v --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status out=$output err=$stderr"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to interleave:0-3" ]
+	[ "$(task_policy "$TARGET_PID")" = interleave:0-3 ]
+	[ "$(target_cmd policy)" = "mode=3 nodes=0-3" ]
+}
+
+@test "6.12: told 451 (cachestat here), the probes refuse it: exit 2, nothing set" {
+	target_start
+	PIDMEMPOLICY_SYSCALL_NR=451 run --separate-stderr "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status err=$stderr"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): syscall 451 does not answer like pidfd_set_mempolicy (probe: EBADF, EBADF) (--backend=ptrace works without it)" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+@test "-a on 6.12: every thread gets its own policy, exit 0, no stderr" {
+	target_start --threads=3
+	read -r -a tids <<<"$(target_cmd threads)"
+	[ "${#tids[@]}" -eq 4 ]
+	run --separate-stderr "$PMP" -a --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status out=$output err=$stderr"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	for i in 0 1 2 3; do
+		[ "$(task_policy "$TARGET_PID" "${tids[i]}")" = interleave:0-3 ]
+		[ "$(target_cmd "policy-thread $i")" = "mode=3 nodes=0-3" ]
+	done
+}
+
+@test "-a --membind=2: a worker thread's new memory is placed by its own policy" {
+	target_start --threads=3
+	run --separate-stderr "$PMP" -a --membind=2 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	addr=$(target_cmd "alloc-thread 2 16")
+	read -r -a n <<<"$(numa_nodes_of "$TARGET_PID" "$addr")"
+	echo "pages per node: ${n[*]}"
+	[ "${n[0]}" -eq 0 ] && [ "${n[1]}" -eq 0 ] && [ "${n[2]}" -eq 4096 ] && [ "${n[3]}" -eq 0 ]
+	[ "$(target_cmd "policy-thread 2")" = "mode=2 nodes=2" ]
+}
+
+@test "process pidfd = leader only, thread pidfds = threads: leader bind:3, workers bind:1" {
+	target_start --threads=3
+	read -r -a tids <<<"$(target_cmd threads)"
+	run --separate-stderr "$PMP" -a --membind=1 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	run --separate-stderr "$PMP" --membind=3 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(task_policy "$TARGET_PID" "${tids[0]}")" = bind:3 ]
+	[ "$(target_cmd "policy-thread 0")" = "mode=2 nodes=3" ]
+	for i in 1 2 3; do
+		[ "$(task_policy "$TARGET_PID" "${tids[i]}")" = bind:1 ]
+		[ "$(target_cmd "policy-thread $i")" = "mode=2 nodes=1" ]
+	done
+	# and a worker's memory still goes to node 1, the leader's to node 3
+	addr=$(target_cmd "alloc-thread 1 4")
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "0 1024 0 0" ]
+	addr=$(target_cmd "alloc 4")
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "0 0 0 1024" ]
+}
+
+@test "churn: -a while threads come and go; every surviving and every later thread has the policy" {
+	target_start --threads=2
+	[[ $(target_cmd "churn on") == "ok "* ]]
+	sleep 0.3
+	for round in 1 2 3 4 5 6 7 8; do
+		run --separate-stderr "$PMP" -a --membind=$((round % 4)) -p "$TARGET_PID"
+		echo "round $round: status=$status err=$stderr"
+		[ "$status" -eq 0 ]
+	done
+	run --separate-stderr "$PMP" -a --interleave=1-2 -p "$TARGET_PID"
+	echo "final: status=$status err=$stderr"
+	[ "$status" -eq 0 ]
+	during=$(target_cmd "churn on")
+	# keep churning: the churn thread (set by the call) creates new threads,
+	# which must inherit its new policy; all of the old ones get replaced
+	sleep 0.5
+	after=$(target_cmd "churn off")
+	echo "churn cycles: right after the call ${during#ok }, at the end ${after#ok }"
+	[ "${during#ok }" -gt 20 ]
+	[ "${after#ok }" -gt $((${during#ok } + 8)) ]
+	every_thread_has "$TARGET_PID" interleave:1-2
+	# threads created afterwards by the (set) main thread inherit it too
+	[ "$(target_cmd "spawn 2")" = "ok 4" ]
+	read -r -a tids <<<"$(target_cmd threads)"
+	[ "$(task_policy "$TARGET_PID" "${tids[3]}")" = interleave:1-2 ]
+	[ "$(task_policy "$TARGET_PID" "${tids[4]}")" = interleave:1-2 ]
+	[ "$(target_cmd "policy-thread 4")" = "mode=3 nodes=1-2" ]
+	[ "$(target_cmd ping)" = pong ]
+}
+
+@test "--weighted-interleave with weights 3:1:1:1: 64 MiB split 3:1:1:1 (each node within 5% of its share)" {
+	[ -d "$WI" ]
+	echo 3 >"$WI/node0"
+	echo 1 >"$WI/node1"
+	echo 1 >"$WI/node2"
+	echo 1 >"$WI/node3"
+	[ "$(cat "$WI/node0")" = 3 ]
+	target_start
+	run --separate-stderr "$PMP" --weighted-interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status err=$stderr"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(task_policy "$TARGET_PID")" = "weighted interleave:0-3" ]
+	[ "$(target_cmd policy)" = "mode=6 nodes=0-3" ]
+	addr=$(target_cmd "alloc 64")
+	grep "^$addr " "/proc/$TARGET_PID/numa_maps" | grep -q ' weighted interleave:0-3 '
+	read -r -a n <<<"$(numa_nodes_of "$TARGET_PID" "$addr")"
+	echo "pages per node: ${n[*]}"
+	total=$((n[0] + n[1] + n[2] + n[3]))
+	[ "$total" -eq 16384 ]
+	# shares 3/6, 1/6, 1/6, 1/6 of 16384 pages; tolerance 5% of each share
+	want=(8192 2731 2731 2731)
+	for i in 0 1 2 3; do
+		d=$((n[i] - want[i]))
+		d=${d#-}
+		echo "node $i: ${n[i]} pages, share ${want[i]}, off by $d (allowed $((want[i] / 20)))"
+		[ "$d" -le $((want[i] / 20)) ]
+	done
+}
+
+@test "6.12 contract: root without CAP_SYS_NICE: needs CAP_SYS_NICE (EPERM), target unchanged" {
+	target_start --threads=1
+	run --separate-stderr pmp-runas --drop=cap_sys_nice -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): needs CAP_SYS_NICE (try sudo)" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+	run --separate-stderr pmp-runas --drop=cap_sys_nice -- pmp-rawcall --nr="$PMP_NR_612" --pid="$TARGET_PID" --mode=bind --nodes=1
+	[ "$output" = EPERM ]
+}
+
+@test "6.12 contract: uid 1000 with CAP_SYS_NICE against root's process: ptrace denial (EACCES)" {
+	target_start
+	run --separate-stderr pmp-runas --uid=1000 --keep=cap_sys_nice -- "$PMP" --membind=1 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): not allowed to access pid $TARGET_PID (ptrace access mode check; see PERMISSIONS in pidmempolicy(8))" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+	run pmp-runas --uid=1000 --keep=cap_sys_nice -- pmp-rawcall --nr="$PMP_NR_612" --pid="$TARGET_PID" --mode=bind --nodes=1
+	[ "$output" = EACCES ]
+}
+
+@test "6.12 contract: the same user with CAP_SYS_NICE on its own process, all threads: allowed" {
+	target_start --threads=2 -- pmp-runas --uid=1000 --
+	run --separate-stderr pmp-runas --uid=1000 --keep=cap_sys_nice -- "$PMP" -a --membind=1 -p "$TARGET_PID"
+	echo "status=$status err=$stderr"
+	[ "$status" -eq 0 ]
+	every_thread_has "$TARGET_PID" bind:1
+}
+
+@test "6.12 contract: a kernel thread (kthreadd) is refused (EPERM) and named as one" {
+	run --separate-stderr "$PMP" --interleave=0-3 -p 2
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid 2 (kthreadd): pid 2 is a kernel thread; its policy cannot be changed" ]
+	run pmp-rawcall --nr="$PMP_NR_612" --pid=2 --mode=bind --nodes=1
+	[ "$output" = EPERM ]
+}
+
+@test "6.12 contract: flags != 0 is EINVAL before anything, pidfd -1 is EBADF" {
+	run pmp-rawcall --nr="$PMP_NR_612" --fd=-1 --mode=default --flags=1
+	[ "$output" = EINVAL ]
+	run pmp-rawcall --nr="$PMP_NR_612" --fd=-1 --mode=default
+	[ "$output" = EBADF ]
+}
+
+@test "6.12 contract: a zombie has exited: refused (ESRCH), exit 1" {
+	target_start
+	zombie=$(target_cmd zombie)
+	wait_until 5 test "$(cut -d' ' -f3 /proc/$zombie/stat)" = Z
+	run --separate-stderr "$PMP" --interleave=0-3 -p "$zombie"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $zombie (pmp-target): pid $zombie has exited" ]
+	run pmp-rawcall --nr="$PMP_NR_612" --pid="$zombie" --mode=bind --nodes=1
+	[ "$output" = ESRCH ]
+}
+
+@test "6.12 contract: target's cpuset allows mems 0-1, node 3 asked: names its Mems_allowed_list" {
+	mkdir "$CG"
+	echo +cpuset >/sys/fs/cgroup/cgroup.subtree_control
+	echo 0-1 >"$CG/cpuset.mems"
+	target_start --threads=2
+	echo "$TARGET_PID" >"$CG/cgroup.procs"
+	grep -q '^Mems_allowed_list:.*0-1$' "/proc/$TARGET_PID/status"
+	run --separate-stderr "$PMP" --membind=3 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): nodes 3 not allowed for pid $TARGET_PID (its Mems_allowed_list: 0-1)" ]
+	every_thread_has "$TARGET_PID" default
+	# interleave 0-3 is clipped to the target's cpuset, in every thread
+	run --separate-stderr "$PMP" -a --interleave=0-3 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	every_thread_has "$TARGET_PID" interleave:0-1
+}
+
+@test "6.12 contract: the caller's own cpuset does not limit the nodes: the target's does" {
+	mkdir "$CG"
+	echo +cpuset >/sys/fs/cgroup/cgroup.subtree_control
+	echo 0 >"$CG/cpuset.mems"
+	target_start --threads=1
+	run --separate-stderr sh -c "echo \$\$ > $CG/cgroup.procs && exec $PMP -a --membind=3 -p $TARGET_PID"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	every_thread_has "$TARGET_PID" bind:3
+}
