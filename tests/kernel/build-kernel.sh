@@ -14,7 +14,7 @@
 #           what they were before --version existed (same cache keys).
 #   Source  Debian's linux-source-VERSION tarball ($PMP_KERNEL_SOURCE, default
 #           /usr/src/linux-source-VERSION.tar.xz).
-#   Patch   --patch=PATH, else $PMP_KERNEL_PATCH, else for 6.1
+#   Patch   --patch=PATH, else for 6.1 $PMP_KERNEL_PATCH, else
 #           <repo>/../shared/seeds/001-patch-mm-add-new-syscall-pidfd-set-mempolicy.patch
 #           (the shared/ directory beside the repository clone; the v2
 #           patch), for 6.12 the project's own forward port
@@ -53,7 +53,7 @@ or reuse the cached one, and print the absolute path of its bzImage on stdout.
 Options:
   --version=V   6.1 (default) or 6.12
   --variant=V   patched (default: with the pidfd_set_mempolicy patch) or stock
-  --patch=PATH  kernel patch (default: \$PMP_KERNEL_PATCH, else for 6.1
+  --patch=PATH  kernel patch (default for 6.1: \$PMP_KERNEL_PATCH, else
                 $repo/../shared/seeds/001-patch-mm-add-new-syscall-pidfd-set-mempolicy.patch,
                 for 6.12 tests/kernel/patches/linux-6.12/0001-mm-pidfd_set_mempolicy.patch)
   --config-extra=FILE  one more config fragment (e.g. KASAN + lockdep)
@@ -70,7 +70,7 @@ msg() { printf '%s: %s\n' "$prog" "$*" >&2; }
 
 variant=patched
 version=6.1
-patch_file=${PMP_KERNEL_PATCH:-}
+patch_file=
 extra_fragment=
 jobs=$(nproc)
 force=0
@@ -94,7 +94,8 @@ patched | stock) ;;
 *) die "--variant must be 'patched' or 'stock', not '$variant'" ;;
 esac
 case $version in
-6.1) default_patch=$repo/../shared/seeds/001-patch-mm-add-new-syscall-pidfd-set-mempolicy.patch ;;
+# PMP_KERNEL_PATCH names the v2 patch, which is for 6.1
+6.1) default_patch=${PMP_KERNEL_PATCH:-$repo/../shared/seeds/001-patch-mm-add-new-syscall-pidfd-set-mempolicy.patch} ;;
 6.12) default_patch=$script_dir/patches/linux-6.12/0001-mm-pidfd_set_mempolicy.patch ;;
 *) die "--version must be '6.1' or '6.12', not '$version'" ;;
 esac
