@@ -79,3 +79,28 @@ setup() {
 	[ "$stderr" = "$NOT_PROVIDED" ]
 	[ "$(task_policy "$TARGET_PID")" = default ]
 }
+
+@test "stock 6.12, --backend=ptrace -a: every thread set and its new memory interleaved, 451 never called" {
+	target_start --threads=2
+	run --separate-stderr pmp-seccomp --deny=451,463 -- "$PMP" --backend=ptrace -a --interleave=0-3 -p "$TARGET_PID"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	for t in $(target_cmd threads); do
+		[ "$(task_policy "$TARGET_PID" "$t")" = "interleave:0-3" ]
+	done
+	addr=$(target_cmd alloc-thread 2 64)
+	read -r n0 n1 n2 n3 < <(numa_nodes_of "$TARGET_PID" "$addr")
+	echo "pages per node: $n0 $n1 $n2 $n3"
+	for n in $n0 $n1 $n2 $n3; do
+		[ "$n" -ge 4000 ] && [ "$n" -le 4200 ]
+	done
+}
+
+@test "stock 6.12, --backend=auto picks ptrace: bind confines new memory" {
+	target_start --threads=1
+	run --separate-stderr pmp-seccomp --deny=451,463 -- "$PMP" --backend=auto -a --membind=1 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	addr=$(target_cmd alloc-thread 1 16)
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "0 4096 0 0" ]
+}
