@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 			report_failure(&run.report, what);
 		}
 	}
-	if (req.cgroup && targets_walk_cgroup(req.cgroup, on_task, &run) < 0) {
+	if (req.cgroup && targets_walk_cgroup(req.cgroup, all_threads, on_task, &run) < 0) {
 		char what[4200];
 
 		snprintf(what, sizeof(what), "cannot list the processes of cgroup %s: %s",

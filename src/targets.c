@@ -426,7 +426,8 @@ bool targets_is_cgroup(const char *dir)
 
 /* One pass over cgroup.procs: walk every process not seen before.
  * Returns the number of new processes, or -1 (errno set). */
-static long scan_cgroup(const char *path, struct tidset *seen, task_visit_fn visit, void *arg)
+static long scan_cgroup(const char *path, struct tidset *seen, bool all_threads,
+			task_visit_fn visit, void *arg)
 {
 	char line[32];
 	long fresh = 0;
@@ -442,7 +443,7 @@ static long scan_cgroup(const char *path, struct tidset *seen, task_visit_fn vis
 		if (spec.pid <= 0)
 			continue;
 		added = tidset_add(seen, spec.pid);
-		if (added < 0 || (added && targets_walk(&spec, true, visit, arg) < 0)) {
+		if (added < 0 || (added && targets_walk(&spec, all_threads, visit, arg) < 0)) {
 			fclose(f);
 			errno = ENOMEM;
 			return -1;
@@ -458,7 +459,7 @@ static long scan_cgroup(const char *path, struct tidset *seen, task_visit_fn vis
 	return fresh;
 }
 
-int targets_walk_cgroup(const char *dir, task_visit_fn visit, void *arg)
+int targets_walk_cgroup(const char *dir, bool all_threads, task_visit_fn visit, void *arg)
 {
 	struct tidset seen = { 0 };
 	char path[4096];
@@ -469,7 +470,7 @@ int targets_walk_cgroup(const char *dir, task_visit_fn visit, void *arg)
 		return -1;
 	}
 	for (int pass = 0; pass < MAX_RESCANS; pass++) {
-		long fresh = scan_cgroup(path, &seen, visit, arg);
+		long fresh = scan_cgroup(path, &seen, all_threads, visit, arg);
 
 		if (fresh < 0) {
 			ret = -1;

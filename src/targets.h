@@ -63,10 +63,10 @@ int targets_parse_pids(const char *arg, struct pid_spec **specs, size_t *n,
 int targets_walk(const struct pid_spec *spec, bool all_threads,
 		 task_visit_fn visit, void *arg);
 
-/* Every thread of every process of the cgroup v2 directory `dir` (its
- * cgroup.procs), re-reading the list until a pass finds no new process.
- * Returns 0, or -1 with errno if the list cannot be read at the start. */
-int targets_walk_cgroup(const char *dir, task_visit_fn visit, void *arg);
+/* Every process of the cgroup v2 directory `dir` (its cgroup.procs), with
+ * all_threads each of their threads, re-reading the list until a pass
+ * finds no new process.  Returns 0, or -1 with errno. */
+int targets_walk_cgroup(const char *dir, bool all_threads, task_visit_fn visit, void *arg);
 
 /* Whether dir looks like a cgroup v2 directory (has cgroup.procs). */
 bool targets_is_cgroup(const char *dir);
