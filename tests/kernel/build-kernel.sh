@@ -66,6 +66,10 @@ EOF
 }
 
 die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 1; }
+
+# Run from `make check`, the outer make's flags (-w, jobserver) would leak
+# into the kernel's make: it builds on its own terms.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 msg() { printf '%s: %s\n' "$prog" "$*" >&2; }
 
 variant=patched
@@ -286,7 +290,7 @@ make_pid=
 [ "$make_rc" -eq 0 ] || fail "kernel build failed (make exit $make_rc)"
 [ -s "$src/arch/x86/boot/bzImage" ] || fail "build produced no bzImage"
 
-release=$(make -s -C "$src" kernelrelease 2>>"$log")
+release=$(make -s --no-print-directory -C "$src" kernelrelease 2>>"$log")
 if [ "$variant" = patched ]; then
 	grep -q 'sys_pidfd_set_mempolicy' "$src/System.map" ||
 		fail "patched kernel has no sys_pidfd_set_mempolicy symbol"
