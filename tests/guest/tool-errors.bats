@@ -112,3 +112,12 @@ teardown() {
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "pidmempolicy: invalid node list '7': node argument 7 is out of range" ]
 }
+
+@test "--weighted-interleave on 6.1 (no weighted interleave before 6.9): refused before any call" {
+	target_start
+	[ ! -e /sys/kernel/mm/mempolicy/weighted_interleave ]
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --weighted-interleave=0-3 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: this kernel does not support --weighted-interleave (needs Linux 6.9)" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
