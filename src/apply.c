@@ -1,7 +1,9 @@
 /*
- * apply.c - a task handle to an outcome: call pidfd_set_mempolicy (unless
- * this is a dry run), and when the kernel refuses, gather the context that
- * tells the admin why.
+ * apply.c - a task handle to an outcome, for each action: set the policy
+ * (pidfd_set_mempolicy, or the ptrace backend), foresee what a dry run can,
+ * read the task's state for --show, move pages for --migrate; and when the
+ * kernel refuses, gather the context that tells the admin why.  Prints
+ * nothing.
  */
 #include "config.h"
 
