@@ -73,13 +73,24 @@ out:
 /* --dry-run: foresee the refusals that can be foreseen without the call
  * (kernel thread, missing CAP_SYS_NICE, nodes outside the target's cpuset);
  * the ptrace access check can only be known by the kernel. */
-static void foresee_refusal(const struct applier *a, struct task_handle *h,
+/* Whether the caller lacks CAP_SYS_NICE, asked of libcap once per run:
+ * its capabilities do not change while it runs. */
+static bool caller_lacks_sys_nice(struct applier *a)
+{
+	if (!a->asked_sys_nice) {
+		a->have_sys_nice = privs_have_sys_nice();
+		a->asked_sys_nice = true;
+	}
+	return a->have_sys_nice == 0;
+}
+
+static void foresee_refusal(struct applier *a, struct task_handle *h,
 			    struct outcome *o)
 {
 	o->kind = OUTCOME_FAILED;
 	if (targets_task_stat(h)->flags & PMP_PF_KTHREAD)
 		o->reason = REASON_KERNEL_THREAD;
-	else if (privs_have_sys_nice() == 0)
+	else if (caller_lacks_sys_nice(a))
 		o->reason = REASON_NEEDS_CAP;
 	else if (cpuset_refuses(a, h, o))
 		o->reason = REASON_NODES_NOT_ALLOWED;
@@ -98,7 +109,7 @@ static void explain_read_failure(struct task_handle *h, int err, struct outcome 
 	}
 }
 
-static void explain_refusal(const struct applier *a, struct task_handle *h,
+static void explain_refusal(struct applier *a, struct task_handle *h,
 			    int err, struct outcome *o)
 {
 	o->kind = OUTCOME_FAILED;
@@ -112,7 +123,7 @@ static void explain_refusal(const struct applier *a, struct task_handle *h,
 	case EPERM:
 		if (targets_task_stat(h)->flags & PMP_PF_KTHREAD)
 			o->reason = REASON_KERNEL_THREAD;
-		else if (privs_have_sys_nice() == 0)
+		else if (caller_lacks_sys_nice(a))
 			o->reason = REASON_NEEDS_CAP;
 		else
 			o->reason = REASON_PTRACE_DENIED;
@@ -186,7 +197,7 @@ static void migrate_process(const struct applier *a, struct task_handle *h, stru
 }
 
 /* The ptrace backend: the thread calls set_mempolicy(2) itself. */
-static void inject(const struct applier *a, struct task_handle *h, struct outcome *o)
+static void inject(struct applier *a, struct task_handle *h, struct outcome *o)
 {
 	struct ptrace_request req = {
 		.mode = a->policy->mode | (int)a->policy->flags,
@@ -278,7 +289,7 @@ void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
 		o->err = o->migrate_err;
 		o->reason = REASON_ERRNO;
 		if (o->migrate_err == EPERM)
-			o->reason = privs_have_sys_nice() == 0 ? REASON_NEEDS_CAP : REASON_PTRACE_DENIED;
+			o->reason = caller_lacks_sys_nice(a) ? REASON_NEEDS_CAP : REASON_PTRACE_DENIED;
 		else if (o->migrate_err == ESRCH)
 			o->reason = REASON_EXITED;
 		return;

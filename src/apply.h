@@ -83,6 +83,8 @@ struct applier {
 	bool migrate;			/* ACTION_SET: also move existing pages */
 	enum backend backend;		/* ACTION_SET: how */
 	bool allow_seccomp;		/* BACKEND_PTRACE: inject despite a seccomp filter */
+	bool asked_sys_nice;		/* have_sys_nice holds privs_have_sys_nice() */
+	int have_sys_nice;
 	pid_t pages_of;			/* ACTION_SHOW: process whose pages are in pages */
 	struct task_state pages;
 };
