@@ -140,6 +140,38 @@ int sys_pidfd_open(pid_t pid, unsigned int flags)
 	return (int)syscall(__NR_pidfd_open, pid, flags);
 }
 
+bool sys_is_thread_of(pid_t pid, pid_t tid)
+{
+	return syscall(SYS_tgkill, pid, tid, 0) == 0 || errno != ESRCH;
+}
+
+bool sys_null_signal_works(void)
+{
+	return syscall(SYS_tgkill, getpid(), gettid(), 0) == 0;
+}
+
+static int compare_fds(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+void sys_close_fds(int *fds, size_t n)
+{
+	size_t run;
+
+	qsort(fds, n, sizeof(*fds), compare_fds);
+	for (size_t i = 0; i < n; i = run) {
+		for (run = i + 1; run < n && fds[run] == fds[run - 1] + 1; run++)
+			;
+		if (syscall(SYS_close_range, (unsigned int)fds[i], (unsigned int)fds[run - 1], 0U) == 0)
+			continue;
+		for (size_t j = i; j < run; j++)	/* before Linux 5.9 */
+			close(fds[j]);
+	}
+}
+
 int sys_pidfd_set_mempolicy(const struct setter *s, int pidfd, int mode,
 			    const unsigned long *nmask, unsigned long maxnode)
 {

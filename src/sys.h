@@ -28,6 +28,21 @@ int sys_setter_resolve(struct setter *s, const char *env_nr);
 /* pidfd_open(2); returns the fd or -1 with errno. */
 int sys_pidfd_open(pid_t pid, unsigned int flags);
 
+/* Whether tid is, at this instant, a thread of process pid: tgkill(2)
+ * with the null signal, the kernel's existence probe (no signal is sent).
+ * The kernel looks the thread up before it checks permission, so only
+ * ESRCH means no: returns 1 or 0. */
+bool sys_is_thread_of(pid_t pid, pid_t tid);
+
+/* Whether that probe can be trusted here: the null signal to ourselves
+ * succeeds (a seccomp filter that fails tgkill would answer EPERM for
+ * every thread, which would read as yes). */
+bool sys_null_signal_works(void);
+
+/* Close every fd in fds (order not kept: the array is sorted), with one
+ * close_range(2) per run of consecutive numbers, else close(2) each. */
+void sys_close_fds(int *fds, size_t n);
+
 /* pidfd_set_mempolicy(2) at the verified number; -1 with errno on failure. */
 int sys_pidfd_set_mempolicy(const struct setter *s, int pidfd, int mode,
 			    const unsigned long *nmask, unsigned long maxnode);

@@ -1,11 +1,14 @@
 /*
  * targets.c - PIDs and PID:INODE into confirmed task handles.
  *
- * Identity rule: open the pidfd first, then read what /proc says about the
- * PID or TID, then check that the pidfd's task is still alive.  A TID cannot
- * be reused while its task lives, so if the task is alive after the read,
- * the read described the task the pidfd holds.  For PID:INODE the pidfd's
- * inode must match (only meaningful on pidfs, Linux 6.9).
+ * Identity rule: open the pidfd first, then ask about the PID or TID, then
+ * (for a process) check that the pidfd's task is still alive.  A TID cannot
+ * be reused while its task lives, so an answer given after the open, about
+ * a task still alive, describes the task the pidfd holds.  For PID:INODE
+ * the pidfd's inode must match (only meaningful on pidfs, Linux 6.9).
+ *
+ * Cost per thread: pidfd_open, one tgkill(TID, 0) probe, the caller's own
+ * work, and a share of one close_range(2): pidfds are closed in batches.
  */
 #include "config.h"
 
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "compat.h"
@@ -25,6 +29,8 @@
 /* The kernel's PID_MAX_LIMIT (4M); no PID can be larger. */
 #define PID_LIMIT 4194304L
 #define MAX_RESCANS 64
+/* Pidfds waiting for one close_range(2); fewer when RLIMIT_NOFILE is low. */
+#define CLOSE_BATCH_MAX 256
 
 static int parse_decimal_u64(const char *s, size_t len, uint64_t *out)
 {
@@ -271,19 +277,71 @@ static void close_handle(struct task_handle *h)
 	h->pidfd = -1;
 }
 
+/* ---- closing pidfds in batches ------------------------------------------- */
+
+struct closer {
+	int fds[CLOSE_BATCH_MAX];
+	size_t used, cap;
+};
+
+/* A quarter of the descriptors left under the soft limit, at most
+ * CLOSE_BATCH_MAX: the visitor keeps room for what it opens itself. */
+static void closer_init(struct closer *c)
+{
+	struct rlimit lim;
+	size_t cap = CLOSE_BATCH_MAX;
+
+	c->used = 0;
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+	    lim.rlim_cur / 4 < cap)
+		cap = (size_t)(lim.rlim_cur / 4);
+	c->cap = cap ? cap : 1;
+}
+
+static void closer_flush(struct closer *c)
+{
+	sys_close_fds(c->fds, c->used);
+	c->used = 0;
+}
+
+/* Take over h's pidfd, to be closed with the next batch. */
+static void closer_take(struct closer *c, struct task_handle *h)
+{
+	if (h->pidfd < 0)
+		return;
+	c->fds[c->used++] = h->pidfd;
+	h->pidfd = -1;
+	if (c->used == c->cap)
+		closer_flush(c);
+}
+
 /* ---- one thread ------------------------------------------------------------ */
 
-/* Open thread tid of the process and confirm it: pidfd first, then
- * /proc/PID/task/TID must exist (one faccessat on the task directory).
- * If the pidfd's thread died and its TID went to another thread of the
- * same process, the call on the stale pidfd fails with ESRCH and the
- * newcomer is met by the next scan; a TID taken by another process is not
- * under this task directory.  Name and flags are read only when needed. */
-static void open_thread(const struct task_handle *process, int taskdir, pid_t tid,
-			bool *kernel_lacks_thread_pidfd, struct task_handle *h)
+/* How a thread's membership is confirmed, chosen once per walk. */
+struct membership {
+	bool by_signal;		/* tgkill(PID, TID, 0); else faccessat below */
+	int taskdir;		/* /proc/PID/task */
+};
+
+static bool is_member(const struct membership *m, pid_t pid, pid_t tid)
 {
 	char name[16];
 
+	if (m->by_signal)
+		return sys_is_thread_of(pid, tid);
+	snprintf(name, sizeof(name), "%d", (int)tid);
+	return faccessat(m->taskdir, name, F_OK, 0) == 0;
+}
+
+/* Open thread tid of the process and confirm it: pidfd first, then tid
+ * must be a thread of the process.  If the pidfd's thread died and its
+ * TID went to another thread of the same process, the call on the stale
+ * pidfd fails with ESRCH and the newcomer is met by the next scan; a TID
+ * taken by another process fails the check.  Name and flags are read
+ * only when needed. */
+static void open_thread(const struct task_handle *process, const struct membership *m,
+			pid_t tid, bool *kernel_lacks_thread_pidfd, struct task_handle *h)
+{
 	memset(h, 0, sizeof(*h));
 	h->pid = process->pid;
 	h->tid = tid;
@@ -309,8 +367,7 @@ static void open_thread(const struct task_handle *process, int taskdir, pid_t ti
 			}
 		}
 	}
-	snprintf(name, sizeof(name), "%d", (int)tid);
-	if (faccessat(taskdir, name, F_OK, 0) < 0) {
+	if (!is_member(m, process->pid, tid)) {
 		close_handle(h);
 		h->problem = HANDLE_GONE;
 	}
@@ -319,8 +376,10 @@ static void open_thread(const struct task_handle *process, int taskdir, pid_t ti
 /* One pass over /proc/PID/task: visit every thread not seen before.
  * Returns the number of new threads, or -1 (errno set). */
 static long scan_threads(const struct task_handle *process, struct tidset *seen,
-			 bool *kernel_lacks_thread_pidfd, task_visit_fn visit, void *arg)
+			 bool *kernel_lacks_thread_pidfd, bool by_signal,
+			 struct closer *closer, task_visit_fn visit, void *arg)
 {
+	struct membership m = { .by_signal = by_signal };
 	char path[64];
 	struct dirent *de;
 	long fresh = 0;
@@ -353,9 +412,10 @@ static long scan_threads(const struct task_handle *process, struct tidset *seen,
 			visit(&h, arg);
 			continue;
 		}
-		open_thread(process, dirfd(dir), tid, kernel_lacks_thread_pidfd, &h);
+		m.taskdir = dirfd(dir);
+		open_thread(process, &m, tid, kernel_lacks_thread_pidfd, &h);
 		visit(&h, arg);
-		close_handle(&h);
+		closer_take(closer, &h);
 	}
 	if (errno) {
 		int err = errno;
@@ -374,13 +434,17 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 	struct tidset seen = { 0 };
 	bool kernel_lacks_thread_pidfd = false;
 	struct task_handle process;
+	struct closer closer;
+	bool by_signal;
 	int ret = 0;
 
+	closer_init(&closer);
 	open_process(spec, &process);
 	if (process.problem != HANDLE_OK || !all_threads) {
 		visit(&process, arg);
 		goto out;
 	}
+	by_signal = sys_null_signal_works();
 	for (int pass = 0;; pass++) {
 		long fresh;
 
@@ -391,7 +455,8 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 			visit(&h, arg);
 			break;
 		}
-		fresh = scan_threads(&process, &seen, &kernel_lacks_thread_pidfd, visit, arg);
+		fresh = scan_threads(&process, &seen, &kernel_lacks_thread_pidfd, by_signal,
+				     &closer, visit, arg);
 		if (fresh < 0) {
 			struct task_handle h = process;
 			int err = errno;
@@ -409,6 +474,7 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 			break;
 	}
 out:
+	closer_flush(&closer);
 	close_handle(&process);
 	free(seen.slots);
 	return ret;

@@ -46,9 +46,12 @@ for n in $SIZES; do
 	done
 	t=$(printf '%s\n' "${tool[@]}" | median)
 	p=$(printf '%s\n' "${peer[@]}" | median)
-	# syscalls: total over the run, and the fixed part (a 1-thread target's)
-	strace -f -c -o /tmp/strace.$n pidmempolicy -a --interleave=all -p "$pid" >/dev/null 2>&1 || true
-	calls=$(awk '$NF == "total" { print $4 }' /tmp/strace.$n)
+	# syscalls: total over the run, and the fixed part (a 1-thread target's).
+	# One strace line per call: strace -c leaves out numbers it cannot
+	# name, such as a patch's pidfd_set_mempolicy ("syscall_0x1cf").
+	strace -f -o /tmp/strace.$n pidmempolicy -a --interleave=all -p "$pid" >/dev/null 2>&1 || true
+	calls=$(grep -Ec '^[0-9]+ +[a-z_0-9]+\(' /tmp/strace.$n)
+	echo "bench: n=$n syscalls by name: $(sed -nE 's/^[0-9]+ +([a-z_0-9]+)\(.*/\1/p' /tmp/strace.$n | sort | uniq -c | sort -rn | head -6 | awk '{ printf "%s %s, ", $2, $1 }')" >&2
 	[ "$n" -eq 1 ] && fixed=$calls
 	per=$(awk -v c="$calls" -v f="${fixed:-0}" -v n="$n" 'BEGIN { if (n > 1) printf "%.2f", (c - f) / (n - 1); else printf "-" }')
 	rss=$(rss_of pidmempolicy -a --interleave=all -p "$pid" 2>/dev/null)

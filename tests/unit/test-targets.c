@@ -1,10 +1,35 @@
 /* Unit tests: PID and PID:INODE lists, and the walk over a real process. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "targets.h"
 #include "tap.h"
+
+static volatile pid_t sleeper_tid;
+
+/* Descriptors open in this process now. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n - 3;	/* ".", ".." and the directory's own */
+}
+
+static int is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0 || errno != EBADF;
+}
 
 struct seen {
 	int handles, ok, leader;
@@ -27,6 +52,7 @@ static void count(struct task_handle *h, void *arg)
 static void *sleeper(void *arg)
 {
 	(void)arg;
+	sleeper_tid = gettid();
 	pause();
 	return NULL;
 }
@@ -85,6 +111,38 @@ int main(void)
 		ok(s.leader == 1, "the leader among them");
 		/* on kernels before 6.9 the other threads come back as HANDLE_NO_THREAD_PIDFD */
 		ok(s.ok == 4 || s.ok == 1, "threads opened or reported (ok=%d)", s.ok);
+	}
+	{
+		struct pid_spec self = { .pid = getpid() };
+		int before = open_fds();
+
+		while (!sleeper_tid)
+			usleep(1000);
+		ok(sys_null_signal_works(), "the null-signal probe works here");
+		ok(sys_is_thread_of(getpid(), sleeper_tid), "a thread of ours is a thread of ours");
+		ok(!sys_is_thread_of(getppid(), sleeper_tid), "and not a thread of our parent");
+		ok(!sys_is_thread_of(getpid(), getppid()), "our parent is not a thread of ours");
+		memset(&s, 0, sizeof(s));
+		targets_walk(&self, true, count, &s);
+		ok(open_fds() == before, "a walk leaves no descriptor open (%d before, %d after)",
+		   before, open_fds());
+	}
+	{
+		int fds[6], closing[5];
+
+		for (int i = 0; i < 6; i++)
+			fds[i] = dup(0);
+		/* out of order, with a gap: fds[2] stays open */
+		closing[0] = fds[4];
+		closing[1] = fds[0];
+		closing[2] = fds[5];
+		closing[3] = fds[1];
+		closing[4] = fds[3];
+		sys_close_fds(closing, 5);
+		ok(!is_open(fds[0]) && !is_open(fds[1]) && !is_open(fds[3]) && !is_open(fds[4]) &&
+		   !is_open(fds[5]), "sys_close_fds closes every fd it was given");
+		ok(is_open(fds[2]), "and not the one in the gap");
+		close(fds[2]);
 	}
 	{
 		struct pid_spec gone = { .pid = 4194304 };
