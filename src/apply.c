@@ -29,6 +29,7 @@ static enum failure_reason reason_of_problem(enum handle_problem p)
 	case HANDLE_NO_THREAD_PIDFD: return REASON_NO_THREAD_PIDFD;
 	case HANDLE_UNSETTLED:       return REASON_UNSETTLED;
 	case HANDLE_OPEN_FAILED:     return REASON_ERRNO;
+	case HANDLE_PROC_HIDDEN:     return REASON_PROC_HIDDEN;
 	case HANDLE_OK:              break;
 	}
 	return REASON_NONE;
@@ -103,7 +104,9 @@ static void explain_read_failure(struct task_handle *h, int err, struct outcome 
 	o->kind = OUTCOME_FAILED;
 	o->err = err;
 	o->reason = REASON_ERRNO;
-	if (err == ENOENT || err == ESRCH) {
+	if ((err == ENOENT || err == EACCES) && targets_alive(h)) {
+		o->reason = REASON_PROC_HIDDEN;
+	} else if (err == ENOENT || err == ESRCH) {
 		o->kind = h->per_thread ? OUTCOME_GONE : OUTCOME_FAILED;
 		o->reason = REASON_EXITED;
 	}
@@ -217,6 +220,9 @@ static void inject(struct applier *a, struct task_handle *h, struct outcome *o)
 		break;
 	case PTRACE_CALL_FAILED:	/* the same errors as the syscall's, from the thread itself */
 		explain_refusal(a, h, res.err, o);
+		break;
+	case PTRACE_PROC_HIDDEN:
+		o->reason = REASON_PROC_HIDDEN;
 		break;
 	case PTRACE_GONE:
 	case PTRACE_ZOMBIE:

@@ -37,6 +37,7 @@ enum failure_reason {
 	REASON_PTRACE_DENIED,
 	REASON_NODES_NOT_ALLOWED,
 	REASON_ERRNO,
+	REASON_PROC_HIDDEN,	/* alive, but /proc hides it from the caller */
 	/* the ptrace backend's own reasons */
 	REASON_TRACE_DENIED,
 	REASON_ALREADY_TRACED,

@@ -29,6 +29,7 @@ const char *ptrace_verdict_name(enum ptrace_verdict v)
 	case PTRACE_SECCOMP:		return "seccomp";
 	case PTRACE_COMPAT_TASK:	return "compat-task";
 	case PTRACE_ZOMBIE:		return "zombie";
+	case PTRACE_PROC_HIDDEN:	return "proc-hidden";
 	case PTRACE_KERNEL_THREAD:	return "kernel-thread";
 	case PTRACE_UNSUPPORTED:	return "unsupported";
 	case PTRACE_FAILED:		return "failed";
@@ -236,9 +237,13 @@ static int preflight(struct inj *c)
 	struct thread_info ti;
 
 	if (read_thread_info(c, &ti) < 0) {
-		if (errno == ENOENT || errno == ESRCH)
+		int err = errno;
+
+		if ((err == ENOENT || err == EACCES) && sys_is_thread_of(c->pid, c->tid))
+			return verdict(c, PTRACE_PROC_HIDDEN, err, NULL);
+		if (err == ENOENT || err == ESRCH)
 			return verdict(c, PTRACE_GONE, 0, NULL);
-		return verdict(c, PTRACE_FAILED, errno, "cannot read /proc of the thread");
+		return verdict(c, PTRACE_FAILED, err, "cannot read /proc of the thread");
 	}
 	if (ti.flags & PMP_PF_KTHREAD)
 		return verdict(c, PTRACE_KERNEL_THREAD, EPERM, NULL);

@@ -81,6 +81,7 @@ enum ptrace_verdict {
 	PTRACE_SECCOMP,		/* the thread has a seccomp filter and allow_seccomp was false */
 	PTRACE_COMPAT_TASK,	/* a 32-bit task (or a thread inside a 32-bit system call) */
 	PTRACE_ZOMBIE,		/* zombie or exiting thread (e.g. a leader after pthread_exit) */
+	PTRACE_PROC_HIDDEN,	/* alive, but /proc hides it from the caller (hidepid) */
 	PTRACE_KERNEL_THREAD,	/* a kernel thread: cannot be traced */
 	PTRACE_UNSUPPORTED,	/* architecture not supported by this build */
 	PTRACE_FAILED,		/* anything else: err and detail say what */

@@ -92,6 +92,10 @@ void report_reason(const struct task_handle *h, const struct outcome *o, char *b
 		snprintf(buf, len, "nodes %s not allowed for pid %d (its Mems_allowed_list: %s)",
 			 o->refused, (int)h->pid, o->allowed);
 		break;
+	case REASON_PROC_HIDDEN:
+		snprintf(buf, len, "/proc hides pid %d from this user (mounted with hidepid?); see PERMISSIONS in pidmempolicy(8)",
+			 (int)h->pid);
+		break;
 	case REASON_ERRNO:
 		snprintf(buf, len, "%s (%s)", strerror(o->err), o->err ? strerrorname_np(o->err) : "0");
 		break;

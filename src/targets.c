@@ -213,6 +213,13 @@ const struct proc_stat *targets_task_stat(struct task_handle *h)
 	return &h->stat;
 }
 
+bool targets_alive(const struct task_handle *h)
+{
+	if (h->pidfd >= 0)
+		return sys_pidfd_exited(h->pidfd) == 0;
+	return sys_is_thread_of(h->pid, h->tid);
+}
+
 /* ---- the process ---------------------------------------------------------- */
 
 static void open_process(const struct pid_spec *spec, struct task_handle *h)
@@ -466,6 +473,8 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 				break;
 			}
 			h.problem = sys_pidfd_exited(process.pidfd) == 1 ? HANDLE_GONE : HANDLE_OPEN_FAILED;
+			if (h.problem == HANDLE_OPEN_FAILED && (err == ENOENT || err == EACCES))
+				h.problem = HANDLE_PROC_HIDDEN;
 			h.err = err;
 			visit(&h, arg);
 			break;

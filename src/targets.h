@@ -30,6 +30,7 @@ enum handle_problem {
 	HANDLE_NO_THREAD_PIDFD,	/* kernel cannot open a pidfd for one thread */
 	HANDLE_OPEN_FAILED,	/* pidfd_open or /proc failed otherwise: see err */
 	HANDLE_UNSETTLED,	/* threads kept appearing; gave up re-scanning */
+	HANDLE_PROC_HIDDEN,	/* alive, but /proc will not show it (hidepid) */
 };
 
 struct task_handle {
@@ -50,6 +51,10 @@ typedef void (*task_visit_fn)(struct task_handle *h, void *arg);
 /* The task's name and flags, read from /proc on first use: a thread that
  * is set without a word said costs no read.  "?" when unreadable. */
 const struct proc_stat *targets_task_stat(struct task_handle *h);
+
+/* Whether the task behind h is alive now: its pidfd, else a null-signal
+ * probe.  Tells a task /proc hides (hidepid) from one that has exited. */
+bool targets_alive(const struct task_handle *h);
 
 /* Parse "PID", "PID:INODE" or a comma list of them, appending to *specs.
  * Returns 0, or -1 with one sentence in why (nothing appended). */

@@ -121,3 +121,42 @@ teardown() {
 	[ "$stderr" = "pidmempolicy: this kernel does not support --weighted-interleave (needs Linux 6.9)" ]
 	[ "$(task_policy "$TARGET_PID")" = default ]
 }
+
+# hidden_run ARGS...: the tool as uid 1000 with CAP_SYS_NICE, in a mount
+# namespace whose /proc is mounted hidepid=2 (processes of others invisible)
+hidden_run() {
+	run --separate-stderr unshare -m sh -c 'mount -t proc -o hidepid=2 proc /proc && exec "$@"' sh \
+		pmp-runas --uid=1000 --keep=cap_sys_nice -- "$PMP" "$@"
+	echo "status=$status stderr=[$stderr]"
+}
+
+@test "/proc mounted hidepid=2, another user's process: the kernel's ptrace denial, unchanged" {
+	target_start
+	hidden_run --membind=1 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID: not allowed to access pid $TARGET_PID (ptrace access mode check; see PERMISSIONS in pidmempolicy(8))" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+@test "/proc mounted hidepid=2, -a: says /proc hides the process, sets no thread" {
+	target_start --threads=2
+	hidden_run -a --membind=1 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID: /proc hides pid $TARGET_PID from this user (mounted with hidepid?); see PERMISSIONS in pidmempolicy(8)" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+@test "/proc mounted hidepid=2, --show: says /proc hides the process, not that it exited" {
+	target_start
+	hidden_run --show -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to read pid $TARGET_PID: /proc hides pid $TARGET_PID from this user (mounted with hidepid?); see PERMISSIONS in pidmempolicy(8)" ]
+}
+
+@test "/proc mounted hidepid=2, the user's own process: set as usual" {
+	target_start -- pmp-runas --uid=1000 --
+	hidden_run -a --membind=1 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(task_policy "$TARGET_PID")" = "bind:1" ]
+}

@@ -500,3 +500,18 @@ cli_ready() {
 	ask ping
 	ask idle-check
 }
+
+@test "cli: --backend=ptrace with /proc mounted hidepid=2: another user's process is named hidden, not exited" {
+	cli_ready
+	local runas=$PMP_BUILDDIR/tests/helpers/pmp-runas
+	sleep 300 3>&- &
+	local victim=$!
+	BG_PIDS+=("$victim")
+	run --separate-stderr unshare -m --propagation private sh -c \
+		'mount -t proc -o hidepid=2 proc /proc && exec "$@"' sh \
+		"$runas" --uid=1000 -- "$PMP" --backend=ptrace --membind=0 -p "$victim"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $victim: /proc hides pid $victim from this user (mounted with hidepid?); see PERMISSIONS in pidmempolicy(8)" ]
+	! grep -v '^[0-9a-f]* default' "/proc/$victim/numa_maps"
+}
