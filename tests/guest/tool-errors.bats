@@ -15,6 +15,7 @@ setup() {
 
 teardown() {
 	pmp_teardown
+	[ -z "${EXEC_PID:-}" ] || kill "$EXEC_PID" 2>/dev/null || true
 	if [ -d "$CG" ]; then
 		while read -r p; do echo "$p" > /sys/fs/cgroup/cgroup.procs 2>/dev/null; done < "$CG/cgroup.procs"
 		rmdir "$CG" 2>/dev/null || true
@@ -159,4 +160,28 @@ hidden_run() {
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[ "$(task_policy "$TARGET_PID")" = "bind:1" ]
+}
+
+@test "a target that execs again and again during the calls: every call sets it, the policy survives exec" {
+	local loop=$BATS_TEST_TMPDIR/execloop calls=0
+	cat > "$loop" <<'SCRIPT'
+#!/bin/bash
+n=${1:-0}
+[ "$n" -lt 300 ] && exec "$0" $((n + 1))
+echo done > "$0.done"
+exec sleep 300
+SCRIPT
+	chmod +x "$loop"
+	"$loop" 3>&- &
+	EXEC_PID=$!
+	while [ ! -e "$loop.done" ]; do
+		run --separate-stderr "$PMP" --membind=$((calls % 4)) -p "$EXEC_PID"
+		[ "$status" -eq 0 ] || { kill "$EXEC_PID"; echo "call $calls: status=$status stderr=[$stderr]"; false; }
+		[ -z "$stderr" ]
+		calls=$((calls + 1))
+	done
+	echo "calls during the exec loop: $calls"
+	[ "$calls" -ge 3 ]
+	wait_until 5 test "$(task_policy "$EXEC_PID")" = "bind:$(((calls - 1) % 4))"
+	kill "$EXEC_PID"
 }
