@@ -780,8 +780,11 @@ static void rseq_fixup(const struct inj *c, regs_t *r)
 		return;
 	if (mem_read(c, cs_ptr, &cs, sizeof(cs)) < 0)
 		return;
-	if (r->rip >= cs.start_ip && r->rip - cs.start_ip < cs.post_commit_offset)
+	if (r->rip >= cs.start_ip && r->rip - cs.start_ip < cs.post_commit_offset &&
+	    !c->req->skip_rseq_fixup) {
 		r->rip = cs.abort_ip;
+		c->res->rseq_aborted = true;
+	}
 }
 
 /* ---- the two paths ------------------------------------------------------- */

@@ -93,6 +93,8 @@ struct ptrace_result {
 	pid_t tracer;		/* ALREADY_TRACED: the tracer's pid */
 	int yama_scope;		/* /proc/sys/kernel/yama/ptrace_scope, -1 if absent */
 	char detail[96];	/* FAILED (and a few others): a short phrase */
+	bool rseq_aborted;	/* it was stopped inside an rseq critical section
+				 * and was resumed at the section's abort handler */
 };
 
 struct ptrace_request {
@@ -100,6 +102,8 @@ struct ptrace_request {
 	const unsigned long *mask;	/* node mask words, NULL for none */
 	unsigned long maxnode;		/* mask bits + 1, as set_mempolicy(2) takes it; 0 for none */
 	bool allow_seccomp;		/* inject even into threads under a seccomp filter */
+	bool skip_rseq_fixup;		/* tests only: resume an rseq section where it
+					 * stopped, to show what the fixup prevents */
 };
 
 /* Make thread tid of process pid call set_mempolicy(mode, mask, maxnode)

@@ -4,16 +4,19 @@
  * ptrace_set_thread_policy(), one at a time, re-reading /proc/PID/task
  * until a pass finds no thread it has not done (at most 10 passes).
  *
- * Usage: pmp-inject [--allow-seccomp] [--tid=TID] PID MODE NODES
+ * Usage: pmp-inject [--allow-seccomp] [--no-rseq-fixup] [--tid=TID] PID MODE NODES
  *
  *   MODE   default | preferred | bind | interleave | local | preferred-many
  *          | weighted-interleave, optionally +static or +relative
  *          (e.g. bind+static)
  *   NODES  a node list (0  0-3  0,2) or "-" for none
  *   --tid=TID   only that thread
+ *   --no-rseq-fixup  resume a thread stopped inside an rseq critical
+ *               section where it stopped (the bug the fixup prevents; for
+ *               the negative control of the rseq test)
  *
  * Prints one line per thread, flushed at once:
- *   TID VERDICT err=NAME tracer=T yama=Y us=MICROSECONDS detail=...
+ *   TID VERDICT err=NAME tracer=T yama=Y us=MICROSECONDS rseq=abort|- detail=...
  * then "summary threads=N set=S failed=F gone=G us_per_thread=U".
  * Exit status: 0 if every thread was set (gone ones do not count), 1 if
  * some were not, 2 on a usage error.
@@ -63,7 +66,7 @@ struct run {
 
 static int usage(void)
 {
-	fprintf(stderr, "Usage: pmp-inject [--allow-seccomp] [--tid=TID] PID MODE NODES\n");
+	fprintf(stderr, "Usage: pmp-inject [--allow-seccomp] [--no-rseq-fixup] [--tid=TID] PID MODE NODES\n");
 	return 2;
 }
 
@@ -151,9 +154,10 @@ static void one(struct run *r, pid_t tid)
 		r->ngone++;
 	else
 		r->nfailed++;
-	printf("%d %s err=%s tracer=%d yama=%d us=%.0f detail=%s\n", (int)tid,
+	printf("%d %s err=%s tracer=%d yama=%d us=%.0f rseq=%s detail=%s\n", (int)tid,
 	       ptrace_verdict_name(res.verdict), res.err ? strerrorname_np(res.err) : "0",
-	       (int)res.tracer, res.yama_scope, us, res.detail[0] ? res.detail : "-");
+	       (int)res.tracer, res.yama_scope, us, res.rseq_aborted ? "abort" : "-",
+	       res.detail[0] ? res.detail : "-");
 	fflush(stdout);
 }
 
@@ -197,6 +201,8 @@ int main(int argc, char **argv)
 	for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
 		if (strcmp(argv[i], "--allow-seccomp") == 0)
 			r.req.allow_seccomp = true;
+		else if (strcmp(argv[i], "--no-rseq-fixup") == 0)
+			r.req.skip_rseq_fixup = true;
 		else if (strncmp(argv[i], "--tid=", 6) == 0)
 			tid_only = strtol(argv[i] + 6, NULL, 10);
 		else

@@ -27,6 +27,7 @@ load helpers
 
 PMP_BLOCKER=${PMP_BLOCKER:-$PMP_BUILDDIR/tests/helpers/pmp-blocker}
 PMP_INJECT=${PMP_INJECT:-$PMP_BUILDDIR/tests/helpers/pmp-inject}
+PMP_RSEQ=${PMP_RSEQ:-$PMP_BUILDDIR/tests/helpers/pmp-rseq}
 PMP_TARGET=${PMP_TARGET:-$PMP_BUILDDIR/tests/helpers/pmp-target}
 PMP_SECCOMP=${PMP_SECCOMP_BIN:-$PMP_SECCOMP}
 MS=2500				# length of a round's blocking calls
@@ -392,6 +393,41 @@ every_thread_set() {
 	eval "exec $T2W>&- $T2R>&-"
 }
 
+# rseq_start: pmp-rseq (one thread spinning inside an rseq critical
+# section) through the blocker driver; sets BLOCKER_PID and RSEQ_TID, and
+# checks that a signal gets the spinner out of its section to report.
+rseq_start() {
+	local PMP_BLOCKER=$PMP_RSEQ
+	blocker_start
+	ask tid
+	RSEQ_TID=$(field tid "$REPLY_LINE")
+	ask report
+	[ "$(field ok "$REPLY_LINE")" = 1 ]
+	[ "$(field mode "$REPLY_LINE")" = 0 ]
+}
+
+@test "inject: a thread stopped inside an rseq critical section resumes at its abort handler" {
+	rseq_start
+	inject --tid="$RSEQ_TID" "$BLOCKER_PID" bind 0
+	[ "$status" -eq 0 ]
+	grep -q "^$RSEQ_TID set .* rseq=abort " <<<"$output"	# it was stopped inside the section
+	# the section still aborts on a signal, and the thread runs its own code
+	ask report
+	[ "$(field ok "$REPLY_LINE")" = 1 ]
+	[ "$(field mode "$REPLY_LINE")" = 2 ]
+	[ "$(field nodes "$REPLY_LINE")" = 0 ]
+	[ "$(task_policy "$BLOCKER_PID" "$RSEQ_TID")" = bind:0 ]
+}
+
+@test "inject: the rseq test can fail: without the fixup the thread is stuck in a section that no longer aborts" {
+	rseq_start
+	inject --no-rseq-fixup --tid="$RSEQ_TID" "$BLOCKER_PID" bind 0
+	[ "$status" -eq 0 ]
+	grep -q "^$RSEQ_TID set .* rseq=- " <<<"$output"
+	ask report
+	[ "$(field ok "$REPLY_LINE")" = 0 ]
+}
+
 @test "inject: cost per thread over 100+ threads" {
 	blocker_start --ms=$MS --idle=100
 	inject "$BLOCKER_PID" interleave 0
@@ -514,4 +550,16 @@ cli_ready() {
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "pidmempolicy: failed to set pid $victim: /proc hides pid $victim from this user (mounted with hidepid?); see PERMISSIONS in pidmempolicy(8)" ]
 	! grep -v '^[0-9a-f]* default' "/proc/$victim/numa_maps"
+}
+
+@test "cli: --backend=ptrace -a on a thread inside an rseq critical section: set, and its section still aborts" {
+	cli_ready
+	rseq_start
+	run --separate-stderr "$PMP" --backend=ptrace -a --interleave=0 -p "$BLOCKER_PID"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	ask report
+	[ "$(field ok "$REPLY_LINE")" = 1 ]
+	[ "$(field mode "$REPLY_LINE")" = 3 ]
+	[ "$(task_policy "$BLOCKER_PID" "$RSEQ_TID")" = interleave:0 ]
 }
