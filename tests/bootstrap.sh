@@ -26,6 +26,7 @@ export PMP_KERNEL_PATCH=${PMP_KERNEL_PATCH:-$srcdir/../shared/seeds/001-patch-mm
 # What the project needs from Debian 12, and why.
 packages=(
 	build-essential autoconf automake pkg-config	# the build
+	gcc-multilib					# a 32-bit test target
 	libnuma-dev libcap-dev				# libraries the tool uses
 	clang libclang-rt-14-dev valgrind		# second compiler, libFuzzer; memcheck
 	bats bash-completion mandoc groff-base strace python3 jq	# host and guest tests

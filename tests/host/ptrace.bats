@@ -563,3 +563,16 @@ cli_ready() {
 	[ "$(field mode "$REPLY_LINE")" = 3 ]
 	[ "$(task_policy "$BLOCKER_PID" "$RSEQ_TID")" = interleave:0 ]
 }
+
+@test "cli: --backend=ptrace refuses a 32-bit (compat) process by name, unchanged" {
+	cli_ready
+	local PMP_BLOCKER=$PMP_BUILDDIR/tests/helpers/pmp-sleep32
+	[ "$(od -An -j4 -N1 -tu1 "$PMP_BLOCKER" | tr -d " ")" = 1 ]	# ELFCLASS32
+	blocker_start
+	run --separate-stderr "$PMP" --backend=ptrace --membind=0 -p "$BLOCKER_PID"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $BLOCKER_PID (pmp-sleep32): tid $BLOCKER_PID is a 32-bit task; the ptrace backend does not inject into it" ]
+	[ "$(task_policy "$BLOCKER_PID" "$BLOCKER_PID")" = default ]
+	[ "$(thread_state "$BLOCKER_PID" "$BLOCKER_PID")" = S ]
+}
