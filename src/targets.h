@@ -1,8 +1,9 @@
 /*
  * targets.h - from what the user named (PIDs, PID:INODE) to a stream of
  * task handles: one thread each, with an open pidfd whose identity has been
- * confirmed.  Handles are produced one at a time and closed after use, so
- * the tool holds at most two pidfds whatever the number of threads.
+ * confirmed.  Handles are produced one at a time; their pidfds are closed
+ * after use in batches, so the tool holds at most 256 pidfds (a quarter of
+ * RLIMIT_NOFILE when that is lower) whatever the number of threads.
  */
 #ifndef PMP_TARGETS_H
 #define PMP_TARGETS_H
