@@ -140,6 +140,16 @@ int sys_pidfd_open(pid_t pid, unsigned int flags)
 	return (int)syscall(__NR_pidfd_open, pid, flags);
 }
 
+bool sys_thread_pidfds_supported(void)
+{
+	int fd = sys_pidfd_open(getpid(), PIDFD_THREAD);
+
+	if (fd < 0)
+		return errno != EINVAL;
+	close(fd);
+	return true;
+}
+
 bool sys_is_thread_of(pid_t pid, pid_t tid)
 {
 	return syscall(SYS_tgkill, pid, tid, 0) == 0 || errno != ESRCH;

@@ -28,6 +28,12 @@ int sys_setter_resolve(struct setter *s, const char *env_nr);
 /* pidfd_open(2); returns the fd or -1 with errno. */
 int sys_pidfd_open(pid_t pid, unsigned int flags);
 
+/* Whether pidfd_open(2) takes PIDFD_THREAD (Linux 6.9): a pidfd for the
+ * caller's own leader with that flag is made and closed.  Before 6.9 any
+ * flag but PIDFD_NONBLOCK is EINVAL; afterwards EINVAL for a thread means
+ * that it lost its task between lookup and pidfd (it exited). */
+bool sys_thread_pidfds_supported(void);
+
 /* Whether tid is, at this instant, a thread of process pid: tgkill(2)
  * with the null signal, the kernel's existence probe (no signal is sent).
  * The kernel looks the thread up before it checks permission, so only

@@ -324,13 +324,14 @@ static void closer_take(struct closer *c, struct task_handle *h)
 
 /* ---- one thread ------------------------------------------------------------ */
 
-/* How a thread's membership is confirmed, chosen once per walk. */
-struct membership {
-	bool by_signal;		/* tgkill(PID, TID, 0); else faccessat below */
-	int taskdir;		/* /proc/PID/task */
+/* How threads are opened and confirmed, decided once per walk. */
+struct thread_rules {
+	bool thread_pidfds;	/* pidfd_open takes PIDFD_THREAD (Linux 6.9) */
+	bool by_signal;		/* confirm with tgkill(PID, TID, 0); else faccessat */
+	int taskdir;		/* /proc/PID/task, during a scan */
 };
 
-static bool is_member(const struct membership *m, pid_t pid, pid_t tid)
+static bool is_member(const struct thread_rules *m, pid_t pid, pid_t tid)
 {
 	char name[16];
 
@@ -346,8 +347,8 @@ static bool is_member(const struct membership *m, pid_t pid, pid_t tid)
  * pidfd fails with ESRCH and the newcomer is met by the next scan; a TID
  * taken by another process fails the check.  Name and flags are read
  * only when needed. */
-static void open_thread(const struct task_handle *process, const struct membership *m,
-			pid_t tid, bool *kernel_lacks_thread_pidfd, struct task_handle *h)
+static void open_thread(const struct task_handle *process, const struct thread_rules *m,
+			pid_t tid, struct task_handle *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->pid = process->pid;
@@ -355,23 +356,21 @@ static void open_thread(const struct task_handle *process, const struct membersh
 	h->per_thread = true;
 	h->pidfd = -1;
 
-	if (*kernel_lacks_thread_pidfd) {
+	if (!m->thread_pidfds) {
 		h->problem = HANDLE_NO_THREAD_PIDFD;
 	} else {
 		h->pidfd = sys_pidfd_open(tid, PIDFD_THREAD);
 		if (h->pidfd < 0) {
 			int err = errno;
 
-			if (err == EINVAL) {
-				*kernel_lacks_thread_pidfd = true;
-				h->problem = HANDLE_NO_THREAD_PIDFD;
-			} else if (err == ESRCH) {
+			/* EINVAL: the TID was found, then lost its task before the
+			 * pidfd was made (the thread exited meanwhile) */
+			if (err == ESRCH || err == EINVAL) {
 				h->problem = HANDLE_GONE;
 				return;
-			} else {
-				h->problem = HANDLE_OPEN_FAILED;
-				h->err = err;
 			}
+			h->problem = HANDLE_OPEN_FAILED;
+			h->err = err;
 		}
 	}
 	if (!is_member(m, process->pid, tid)) {
@@ -383,10 +382,9 @@ static void open_thread(const struct task_handle *process, const struct membersh
 /* One pass over /proc/PID/task: visit every thread not seen before.
  * Returns the number of new threads, or -1 (errno set). */
 static long scan_threads(const struct task_handle *process, struct tidset *seen,
-			 bool *kernel_lacks_thread_pidfd, bool by_signal,
-			 struct closer *closer, task_visit_fn visit, void *arg)
+			 struct thread_rules *rules, struct closer *closer,
+			 task_visit_fn visit, void *arg)
 {
-	struct membership m = { .by_signal = by_signal };
 	char path[64];
 	struct dirent *de;
 	long fresh = 0;
@@ -419,8 +417,8 @@ static long scan_threads(const struct task_handle *process, struct tidset *seen,
 			visit(&h, arg);
 			continue;
 		}
-		m.taskdir = dirfd(dir);
-		open_thread(process, &m, tid, kernel_lacks_thread_pidfd, &h);
+		rules->taskdir = dirfd(dir);
+		open_thread(process, rules, tid, &h);
 		visit(&h, arg);
 		closer_take(closer, &h);
 	}
@@ -439,10 +437,9 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 		 task_visit_fn visit, void *arg)
 {
 	struct tidset seen = { 0 };
-	bool kernel_lacks_thread_pidfd = false;
 	struct task_handle process;
+	struct thread_rules rules = { .taskdir = -1 };
 	struct closer closer;
-	bool by_signal;
 	int ret = 0;
 
 	closer_init(&closer);
@@ -451,7 +448,8 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 		visit(&process, arg);
 		goto out;
 	}
-	by_signal = sys_null_signal_works();
+	rules.thread_pidfds = sys_thread_pidfds_supported();
+	rules.by_signal = sys_null_signal_works();
 	for (int pass = 0;; pass++) {
 		long fresh;
 
@@ -462,8 +460,7 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 			visit(&h, arg);
 			break;
 		}
-		fresh = scan_threads(&process, &seen, &kernel_lacks_thread_pidfd, by_signal,
-				     &closer, visit, arg);
+		fresh = scan_threads(&process, &seen, &rules, &closer, visit, arg);
 		if (fresh < 0) {
 			struct task_handle h = process;
 			int err = errno;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "sys.h"
 #include "targets.h"
 #include "tap.h"
@@ -119,6 +120,14 @@ int main(void)
 		while (!sleeper_tid)
 			usleep(1000);
 		ok(sys_null_signal_works(), "the null-signal probe works here");
+		{
+			int fd = sys_pidfd_open(sleeper_tid, PIDFD_THREAD);
+
+			ok(sys_thread_pidfds_supported() == (fd >= 0),
+			   "PIDFD_THREAD support is told right (a worker's thread pidfd: %d)", fd);
+			if (fd >= 0)
+				close(fd);
+		}
 		ok(sys_is_thread_of(getpid(), sleeper_tid), "a thread of ours is a thread of ours");
 		ok(!sys_is_thread_of(getppid(), sleeper_tid), "and not a thread of our parent");
 		ok(!sys_is_thread_of(getpid(), getppid()), "our parent is not a thread of ours");
