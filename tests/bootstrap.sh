@@ -96,14 +96,15 @@ clang_build() {
 	  make -j"$(nproc)" all && make -j"$(nproc)" check TESTS= ) >&2
 }
 
-# The tool and the unit tests built with ASan and UBSan; the unit and host
-# suites run against that build.
+# The tool and the unit tests built with ASan and UBSan; the unit, host
+# and QEMU guest suites run against that build (its sanitizer reports end
+# the tool with status 99: src/sanitizer-options.c).
 sanitizer_suites() {
 	local dir=$builddir-asan
 	mkdir -p "$dir"
 	find "$dir/tests" -name '*.trs' -delete 2>/dev/null || true
 	( cd "$dir" && { [ -f Makefile ] || "$srcdir/configure" -q --with-pidfd-set-mempolicy-nr=451 --enable-werror --enable-sanitizers; } &&
-	  make -j"$(nproc)" all >&2 && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 make -j1 check-unit check-host ) || {
+	  make -j"$(nproc)" all >&2 && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 make -j1 check-unit check-host check-guest ) || {
 		show_failures "$dir"; return 1; }
 }
 

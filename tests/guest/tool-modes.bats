@@ -178,8 +178,10 @@ set_and_check() {
 
 @test "option --backend=auto on the patched kernel uses the syscall, not ptrace" {
 	target_start --threads=1
-	# ptrace is syscall 101 on x86_64: the filter would kill the tool
-	run --separate-stderr pmp-seccomp --deny=101 -- "$PMP" --backend=auto --membind=2 -p "$TARGET_PID"
+	# ptrace is syscall 101 on x86_64: the filter would kill the tool.
+	# (A sanitizer build's leak check stops the tool's threads with ptrace
+	# at exit: it is turned off for this one run; harmless otherwise.)
+	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr pmp-seccomp --deny=101 -- "$PMP" --backend=auto --membind=2 -p "$TARGET_PID"
 	[ "$status" -eq 0 ]
 	[ "$(task_policy "$TARGET_PID")" = "bind:2" ]
 }
