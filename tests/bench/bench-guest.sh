@@ -3,11 +3,13 @@
 #
 # For targets with 1, 100, 1000 and 10000 threads: the wall time of
 # `pidmempolicy -a --interleave=all -p PID` against `taskset -a -p MASK PID`
-# on the same target in the same run (taskset makes one syscall per
-# thread: the natural peer), median of $RUNS runs, as a ratio; the tool's
-# system calls per thread (strace -c -f); its peak RSS; with RLIMIT_NOFILE
-# 1024, whether it ran out of descriptors; and the ptrace backend's cost per
-# thread.  Prints a Markdown table and key=value lines.
+# on the same target in the same run (taskset -a -p, the natural peer,
+# makes three calls per thread: sched_getaffinity twice, sched_setaffinity
+# once), median of $RUNS runs, as a ratio; the tool's system calls per
+# thread (strace -f, one line a call); its peak RSS; with RLIMIT_NOFILE
+# 1024, whether it ran out of descriptors; the ptrace backend's cost per
+# thread; and, to explain the ratio, what each call costs the kernel per
+# thread (pmp-syscost).  Prints Markdown tables and key=value lines.
 set -euo pipefail
 
 RUNS=${BENCH_RUNS:-5}
@@ -26,6 +28,8 @@ measure() {
 	[[ $line == *" status=0" || $line == *" status=64" ]] || { echo "bench: '$*' failed: $line" >&2; return 1; }
 	sed 's/.*wall_us=\([0-9]*\).*/\1/' <<<"$line"
 }
+field_of() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+costs=()
 rss_of() {
 	{ pmp-measure "$@" 2>&1 >/dev/null || true; } | sed -n 's/^measure:.*maxrss_kb=\([0-9]*\).*/\1/p'
 }
@@ -66,9 +70,23 @@ for n in $SIZES; do
 		"$(bc -l <<<"$p / 1000" 2>/dev/null || echo "$((p / 1000))")" \
 		"$(awk -v a="$t" -v b="$p" 'BEGIN { printf "%.2f", a / b }')" "$per" "${fixed:-?}" "$rss" "$pt"
 	echo "bench: n=$n tool_us=$t taskset_us=$p syscalls=$calls rss_kb=$rss ptrace=$pt" >&2
+	# what each call costs the kernel on this target (pmp-syscost)
+	costs+=("$n $(pmp-syscost "$pid" "${PIDMEMPOLICY_SYSCALL_NR:-451}")")
 	tgt=$TGT_PID
 	eval "exec ${TGT[1]}>&- ${TGT[0]}<&-"
 	wait "$tgt" || true
+done
+echo
+echo "Kernel cost per thread (us, pmp-syscost: each call in a loop over the target's threads) and one listing of /proc/PID/task:"
+echo
+echo "| threads | pidfd_open + close | tgkill probe | pidfd_set_mempolicy | sched_getaffinity | sched_setaffinity | listing (ms) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
+for c in "${costs[@]}"; do
+	set -- $c
+	line=$*
+	printf '| %s | %s | %s | %s | %s | %s | %.1f |\n' "$1" "$(field_of pidfd_open_close_us "$line")" \
+		"$(field_of tgkill_us "$line")" "$(field_of set_us "$line")" "$(field_of getaffinity_us "$line")" \
+		"$(field_of setaffinity_us "$line")" "$(awk -v u="$(field_of listing_us "$line")" 'BEGIN { print u / 1000 }')"
 done
 echo
 echo "start-up, one PID of one thread: pidmempolicy $(measure pidmempolicy --interleave=0 -p $$) us, taskset -p $(measure taskset -p 1 $$) us (single runs)"
