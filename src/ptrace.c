@@ -5,7 +5,8 @@
  * memory on the thread's stack and the release of the thread.  See
  * ptrace.h for the method and for what is and is not guaranteed.
  *
- * Only x86_64 is implemented; on any other architecture the entry point
+ * x86_64 and aarch64 are implemented (what differs between them is in the
+ * two "architecture" sections); on any other architecture the entry point
  * answers PTRACE_UNSUPPORTED and nothing else is compiled.
  */
 #include "config.h"
@@ -37,7 +38,7 @@ const char *ptrace_verdict_name(enum ptrace_verdict v)
 	return "?";
 }
 
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) && !defined(__aarch64__)
 
 void ptrace_set_thread_policy(pid_t pid, pid_t tid, const struct ptrace_request *req,
 			      struct ptrace_result *res)
@@ -48,10 +49,10 @@ void ptrace_set_thread_policy(pid_t pid, pid_t tid, const struct ptrace_request 
 	memset(res, 0, sizeof(*res));
 	res->verdict = PTRACE_UNSUPPORTED;
 	res->yama_scope = -1;
-	snprintf(res->detail, sizeof(res->detail), "the ptrace backend supports x86_64 only");
+	snprintf(res->detail, sizeof(res->detail), "the ptrace backend supports x86_64 and aarch64 only");
 }
 
-#else /* __x86_64__ */
+#else /* __x86_64__ || __aarch64__ */
 
 #include <elf.h>
 #include <fcntl.h>
@@ -70,14 +71,46 @@ void ptrace_set_thread_policy(pid_t pid, pid_t tid, const struct ptrace_request 
 #include "procfs.h"
 #include "sys.h"
 
-/* The x86_64 ABI's red zone: leaf code may use 128 bytes below sp. */
-#define RED_ZONE		128
 #define SCRATCH_GAP		64		/* extra margin below the red zone */
 #define SCRATCH_MAX		8192		/* largest node mask accepted (65536 nodes) */
-#define X86_SYSCALL_INSN_LEN	2		/* 0f 05, and cd 80 for int $0x80 */
-#define USER32_CS		0x23
 #define MAX_STOPS		64		/* reports passed over while waiting for one */
 #define SCAN_CHUNK		65536
+
+/* ---- the architecture: registers and constants ------------------------- */
+
+#if defined(__x86_64__)
+/* The x86_64 ABI's red zone: leaf code may use 128 bytes below sp. */
+# define RED_ZONE		128
+# define SYSCALL_INSN_LEN	2		/* 0f 05, and cd 80 for int $0x80 */
+# define SYSCALL_INSN_ALIGN	1
+static const unsigned char syscall_insn[SYSCALL_INSN_LEN] = { 0x0f, 0x05 };
+# define USER32_CS		0x23
+# define AUDIT_ARCH_NATIVE	0xc000003eU	/* AUDIT_ARCH_X86_64 */
+# define REG_PC(r)		((r)->rip)
+# define REG_SP(r)		((r)->rsp)
+# define REG_RESULT(r)		((r)->rax)
+#else /* __aarch64__ */
+/* No red zone in the AArch64 ABI; the same margin is kept anyway. */
+# define RED_ZONE		128
+# define SYSCALL_INSN_LEN	4		/* svc #0 = 0xd4000001 */
+# define SYSCALL_INSN_ALIGN	4
+static const unsigned char syscall_insn[SYSCALL_INSN_LEN] = { 0x01, 0x00, 0x00, 0xd4 };
+# define AUDIT_ARCH_NATIVE	0xc00000b7U	/* AUDIT_ARCH_AARCH64 */
+# define PSR_BTYPE_BITS		0x00000c00ULL	/* PSTATE.BTYPE: cleared when pc is moved */
+# ifndef NT_ARM_SYSTEM_CALL
+#  define NT_ARM_SYSTEM_CALL	0x404
+# endif
+# ifndef NT_ARM_SVE
+#  define NT_ARM_SVE		0x405
+# endif
+# ifndef NT_ARM_SSVE
+#  define NT_ARM_SSVE		0x40b
+# endif
+# define SVE_PT_REGS_SVE	1		/* user_sve_header.flags: live SVE state */
+# define REG_PC(r)		((r)->pc)
+# define REG_SP(r)		((r)->sp)
+# define REG_RESULT(r)		((r)->regs[0])
+#endif
 
 /* The kernel's restart codes, as a stopped thread shows them in rax. */
 #define ERESTARTSYS		512
@@ -85,9 +118,6 @@ void ptrace_set_thread_policy(pid_t pid, pid_t tid, const struct ptrace_request 
 #define ERESTARTNOHAND		514
 #define ERESTART_RESTARTBLOCK	516
 
-#ifndef AUDIT_ARCH_X86_64
-# define AUDIT_ARCH_X86_64	0xc000003eU
-#endif
 #ifndef __X32_SYSCALL_BIT
 # define __X32_SYSCALL_BIT	0x40000000UL
 #endif
@@ -560,8 +590,10 @@ static int take_control(struct inj *c)
 
 	if (get_regs(c, &c->regs0) < 0)
 		return -1;
+#if defined(__x86_64__)
 	if (c->regs0.cs == USER32_CS)
 		return verdict(c, PTRACE_COMPAT_TASK, 0, "32-bit code segment");
+#endif
 	if (pt(PTRACE_GETSIGMASK, c, sizeof(c->mask0), &c->mask0) < 0)
 		return lost(c, errno, "PTRACE_GETSIGMASK");
 	if (set_sigmask(c, all) < 0)
@@ -707,8 +739,9 @@ struct insn_query {
 	unsigned char buf[SCAN_CHUNK];
 };
 
-/* A `syscall' instruction (0f 05) anywhere in an executable mapping: the
- * thread is pointed straight at it, so any such byte pair will do. */
+/* A system call instruction (x86_64 `syscall', 0f 05; aarch64 `svc #0',
+ * aligned) anywhere in an executable mapping: the thread is pointed
+ * straight at it, so any such bytes will do. */
 static int insn_fn(const struct vma *v, void *arg)
 {
 	struct insn_query *q = arg;
@@ -716,13 +749,15 @@ static int insn_fn(const struct vma *v, void *arg)
 
 	if (v->perms[2] != 'x' || strcmp(v->name, "[vsyscall]") == 0 || q->want_vdso != is_vdso)
 		return 0;
-	for (unsigned long at = v->start; at < v->end; at += SCAN_CHUNK - 1) {
+	/* chunks overlap by one instruction less a byte, so none is cut */
+	for (unsigned long at = v->start; at < v->end; at += SCAN_CHUNK - (SYSCALL_INSN_LEN - 1)) {
 		size_t len = v->end - at < SCAN_CHUNK ? v->end - at : SCAN_CHUNK;
 
 		if (mem_read(q->c, at, q->buf, len) < 0)
 			return 0;
-		for (size_t i = 0; i + 1 < len; i++)
-			if (q->buf[i] == 0x0f && q->buf[i + 1] == 0x05) {
+		for (size_t i = 0; i + SYSCALL_INSN_LEN <= len; i++)
+			if ((at + i) % SYSCALL_INSN_ALIGN == 0 &&
+			    memcmp(q->buf + i, syscall_insn, SYSCALL_INSN_LEN) == 0) {
 				q->found = at + i;
 				return 1;
 			}
@@ -780,22 +815,27 @@ static void rseq_fixup(const struct inj *c, regs_t *r)
 		return;
 	if (mem_read(c, cs_ptr, &cs, sizeof(cs)) < 0)
 		return;
-	if (r->rip >= cs.start_ip && r->rip - cs.start_ip < cs.post_commit_offset &&
+	if (REG_PC(r) >= cs.start_ip && REG_PC(r) - cs.start_ip < cs.post_commit_offset &&
 	    !c->req->skip_rseq_fixup) {
-		r->rip = cs.abort_ip;
+		REG_PC(r) = cs.abort_ip;
 		c->res->rseq_aborted = true;
 	}
 }
 
-/* ---- the two paths ------------------------------------------------------- */
+/* ---- the architecture: system call mechanics --------------------------- */
 
-static bool restartable(const regs_t *r)
+#if defined(__x86_64__)
+
+/* Stopped inside a system call the kernel will restart: orig_rax holds its
+ * number and rax the restart code (x86 rewinds only after the stop). */
+static int at_syscall_boundary(struct inj *c, bool *yes)
 {
-	long rax = (long)r->rax;
+	long rax = (long)c->regs0.rax;
 
-	return (long)r->orig_rax >= 0 &&
+	*yes = (long)c->regs0.orig_rax >= 0 &&
 	       (rax == -ERESTARTSYS || rax == -ERESTARTNOINTR ||
 		rax == -ERESTARTNOHAND || rax == -ERESTART_RESTARTBLOCK);
+	return 0;
 }
 
 static void load_call(const struct inj *c, regs_t *r)
@@ -805,9 +845,159 @@ static void load_call(const struct inj *c, regs_t *r)
 	r->rdx = c->scratch ? c->req->maxnode : 0;
 }
 
+/* At a system call entry stop: make it set_mempolicy. */
+static int turn_entry_into_call(struct inj *c, const regs_t *entry)
+{
+	regs_t r = *entry;
+
+	r.orig_rax = __NR_set_mempolicy;
+	load_call(c, &r);
+	return set_regs(c, &r);
+}
+
+/* At an entry stop that is not ours: have the kernel skip the call when
+ * the thread is released with the saved registers. */
+static void skip_entered_call(struct inj *c)
+{
+	c->restore.orig_rax = (unsigned long)-1;
+}
+
+/* From the exit stop of the call made in its place: the registers that
+ * make the thread execute its own system call instruction again. */
+static void rewind_to_own_call(regs_t *restore, const regs_t *entry)
+{
+	*restore = *entry;
+	restore->rip -= SYSCALL_INSN_LEN;
+	restore->rax = entry->orig_rax;
+	restore->orig_rax = (unsigned long)-1;
+}
+
+static unsigned long entry_nr_shown(const regs_t *entry)
+{
+	return (unsigned long)entry->orig_rax & ~__X32_SYSCALL_BIT;
+}
+
+/* Point the thread at a system call instruction, number in place. */
+static void aim_at_insn(const struct inj *c, regs_t *r, unsigned long insn)
+{
+	r->rip = insn;
+	r->rax = __NR_set_mempolicy;
+	r->orig_rax = (unsigned long)-1;	/* no restart logic on these registers */
+	load_call(c, r);
+}
+
+/* Nothing to save beyond the general registers: the injected call keeps
+ * the thread's vector registers. */
+static int check_user_state(struct inj *c)
+{
+	(void)c;
+	return 0;
+}
+
+#else /* __aarch64__ */
+
+/* arm64 rewinds a restartable call BEFORE the stop (pc back on its svc,
+ * x0 = its first argument again), so the restart code is never seen.  A
+ * thread whose pc is on an svc is either that, or about to make a call:
+ * either way the next thing it does is enter that call, which is the
+ * moment to take. */
+static int at_syscall_boundary(struct inj *c, bool *yes)
+{
+	unsigned char insn[SYSCALL_INSN_LEN];
+
+	if (mem_read(c, c->regs0.pc, insn, sizeof(insn)) < 0)
+		return failed(c, errno, "cannot read the thread's code");
+	*yes = memcmp(insn, syscall_insn, sizeof(insn)) == 0;
+	return 0;
+}
+
+static void load_call(const struct inj *c, regs_t *r)
+{
+	r->regs[0] = (unsigned long long)(unsigned int)c->req->mode;
+	r->regs[1] = c->scratch;
+	r->regs[2] = c->scratch ? c->req->maxnode : 0;
+}
+
+/* At an entry stop the number is already latched: it changes only through
+ * NT_ARM_SYSTEM_CALL (-1: none); x0-x5 are read after the stop. */
+static int set_entered_nr(struct inj *c, int nr)
+{
+	struct iovec iov = { .iov_base = &nr, .iov_len = sizeof(nr) };
+
+	if (pt(PTRACE_SETREGSET, c, NT_ARM_SYSTEM_CALL, &iov) < 0)
+		return failed(c, errno, "PTRACE_SETREGSET NT_ARM_SYSTEM_CALL");
+	return 0;
+}
+
+static int turn_entry_into_call(struct inj *c, const regs_t *entry)
+{
+	regs_t r = *entry;
+
+	load_call(c, &r);
+	if (set_regs(c, &r) < 0)
+		return -1;
+	return set_entered_nr(c, __NR_set_mempolicy);
+}
+
+static void skip_entered_call(struct inj *c)
+{
+	(void)set_entered_nr(c, -1);
+}
+
+/* The entry registers hold the call's own number (x8; restart_syscall
+ * when the kernel chose it) and first argument (x0): back onto the svc. */
+static void rewind_to_own_call(regs_t *restore, const regs_t *entry)
+{
+	*restore = *entry;
+	restore->pc -= SYSCALL_INSN_LEN;
+}
+
+static unsigned long entry_nr_shown(const regs_t *entry)
+{
+	return (unsigned long)entry->regs[8];
+}
+
+static void aim_at_insn(const struct inj *c, regs_t *r, unsigned long insn)
+{
+	r->pc = insn;
+	r->pstate &= ~PSR_BTYPE_BITS;	/* not a branch: no BTI landing needed */
+	r->regs[8] = __NR_set_mempolicy;
+	load_call(c, r);
+}
+
+struct sve_header {			/* struct user_sve_header */
+	uint32_t size, max_size;
+	uint16_t vl, max_vl, flags, reserved;
+};
+
+/* A system call discards the SVE (and SME streaming) state beyond the
+ * FPSIMD registers; a thread stopped in user code with such state live
+ * would lose it.  CPUs without SVE/SME answer EINVAL: nothing to keep. */
+static int check_user_state(struct inj *c)
+{
+	static const unsigned int sets[] = { NT_ARM_SVE, NT_ARM_SSVE };
+
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		struct sve_header h;
+		struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
+
+		memset(&h, 0, sizeof(h));
+		if (pt(PTRACE_GETREGSET, c, sets[i], &iov) < 0)
+			continue;
+		if (iov.iov_len >= sizeof(h) && (h.flags & SVE_PT_REGS_SVE))
+			return verdict(c, PTRACE_FAILED, EBUSY,
+				       "live SVE/SME register state would be lost");
+	}
+	return 0;
+}
+
+#endif
+
+/* ---- the two paths ------------------------------------------------------- */
+
 static int take_result(struct inj *c, const regs_t *r, const char *path)
 {
-	long rv = (long)r->rax;
+	long rv = (long)REG_RESULT(r);
 
 	if (rv < -4095 || rv > 0)
 		return verdict(c, PTRACE_FAILED, EPROTO, "set_mempolicy returned nonsense");
@@ -816,9 +1006,9 @@ static int take_result(struct inj *c, const regs_t *r, const char *path)
 }
 
 /* Path A: the thread was interrupted inside a system call that the kernel
- * will restart.  Let it re-enter that call (or restart_syscall), swap the
- * number at the entry stop, rewind at the exit stop, and release it at the
- * entry of its own call again. */
+ * will restart (on arm64: its pc is on an svc).  Let it re-enter that call
+ * (or restart_syscall), swap the number at the entry stop, rewind at the
+ * exit stop, and release it at the entry of its own call again. */
 static int path_syscall(struct inj *c)
 {
 	struct pmp_syscall_info si;
@@ -829,30 +1019,23 @@ static int path_syscall(struct inj *c)
 		return -1;
 	if (syscall_info(c, &si) < 0 || get_regs(c, &entry) < 0)
 		return -1;
-	if (si.arch != AUDIT_ARCH_X86_64)
+	if (si.arch != AUDIT_ARCH_NATIVE)
 		return verdict(c, PTRACE_COMPAT_TASK, 0, "inside a 32-bit system call");
-	if (place_mask(c, entry.rsp) < 0)
+	if (place_mask(c, REG_SP(&entry)) < 0)
 		return -1;
-	r = entry;
-	r.orig_rax = __NR_set_mempolicy;
-	load_call(c, &r);
 	c->restore = entry;	/* released here, it would make its own call */
 	c->have_restore = true;
-	if (set_regs(c, &r) < 0)
+	if (turn_entry_into_call(c, &entry) < 0)
 		return -1;
 
 	if (next_syscall_stop(c, SYSCALL_INFO_EXIT, "expected set_mempolicy's exit") < 0)
 		return -1;
 	if (get_regs(c, &r) < 0 || put_back_scratch(c) < 0)
 		return -1;
-	snprintf(path, sizeof(path), "in syscall %lu", (unsigned long)entry.orig_rax & ~__X32_SYSCALL_BIT);
+	snprintf(path, sizeof(path), "in syscall %lu", entry_nr_shown(&entry));
 	if (take_result(c, &r, path) < 0)
 		return -1;
-	/* Rewind: the `syscall' instruction again, with its own number. */
-	c->restore = entry;
-	c->restore.rip -= X86_SYSCALL_INSN_LEN;
-	c->restore.rax = entry.orig_rax;
-	c->restore.orig_rax = (unsigned long)-1;
+	rewind_to_own_call(&c->restore, &entry);
 	if (set_regs(c, &c->restore) < 0)
 		return -1;
 	c->have_restore = false;
@@ -863,21 +1046,19 @@ static int path_syscall(struct inj *c)
 }
 
 /* Path B: the thread was in user code (or its system call had finished).
- * Run set_mempolicy at a syscall instruction of its own, then give every
- * register back. */
+ * Run set_mempolicy at a system call instruction of its own, then give
+ * every register back. */
 static int path_user(struct inj *c)
 {
 	struct pmp_syscall_info si;
 	unsigned long insn;
 	regs_t r;
 
-	if (find_syscall_insn(c, &insn) < 0 || place_mask(c, c->regs0.rsp) < 0)
+	if (check_user_state(c) < 0 || find_syscall_insn(c, &insn) < 0 ||
+	    place_mask(c, REG_SP(&c->regs0)) < 0)
 		return -1;
 	r = c->regs0;
-	r.rip = insn;
-	r.rax = __NR_set_mempolicy;
-	r.orig_rax = (unsigned long)-1;	/* no restart logic on these registers */
-	load_call(c, &r);
+	aim_at_insn(c, &r, insn);
 	c->restore = c->regs0;
 	rseq_fixup(c, &c->restore);
 	c->have_restore = true;
@@ -888,8 +1069,8 @@ static int path_user(struct inj *c)
 		return -1;
 	if (syscall_info(c, &si) < 0)
 		return -1;
-	if (si.u.entry.nr != __NR_set_mempolicy || si.arch != AUDIT_ARCH_X86_64) {
-		c->restore.orig_rax = (unsigned long)-1;	/* skip whatever this is */
+	if (si.u.entry.nr != __NR_set_mempolicy || si.arch != AUDIT_ARCH_NATIVE) {
+		skip_entered_call(c);	/* whatever this is, it does not run */
 		return verdict(c, PTRACE_FAILED, EPROTO, "the injected call was not entered");
 	}
 	if (next_syscall_stop(c, SYSCALL_INFO_EXIT, "expected set_mempolicy's exit") < 0)
@@ -901,11 +1082,15 @@ static int path_user(struct inj *c)
 
 static void inject(struct inj *c)
 {
+	bool in_call;
+
 	if (seize(c) < 0)
 		return;
 	if (stop_thread(c) < 0 || take_control(c) < 0)
 		goto out;
-	if (restartable(&c->regs0))
+	if (at_syscall_boundary(c, &in_call) < 0)
+		goto out;
+	if (in_call)
 		(void)path_syscall(c);
 	else
 		(void)path_user(c);
@@ -956,4 +1141,4 @@ out:
 	free(c);
 }
 
-#endif /* __x86_64__ */
+#endif /* __x86_64__ || __aarch64__ */
