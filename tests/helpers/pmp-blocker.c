@@ -207,7 +207,8 @@ static void own_policy(char *out, size_t outlen)
 }
 
 /* One stretch of the register check: load every general register but
- * rsp/rbp (and xmm0-3) with seed+k, spin, compare.  Returns mismatches. */
+ * rsp/rbp (and xmm0-3) with seed+k, spin, compare.  Returns mismatches.
+ * (x86_64 here; aarch64 below.) */
 #if defined(__x86_64__)
 static unsigned long busy_chunk(unsigned long seed, unsigned long *canary_bad)
 {
@@ -285,8 +286,81 @@ static unsigned long busy_chunk(unsigned long seed, unsigned long *canary_bad)
 	*canary_bad += canary;
 	return bad;
 }
+#elif defined(__aarch64__)
+/* The same on aarch64: x1-x16 and x19-x28 hold seed+k (x17 is the scratch
+ * register, x18 the platform's, x29/x30 the frame), d0-d3 copies of x0-x3,
+ * and the same canary below sp (no red zone here, the same margin).  The
+ * state lives in memory reached through one register the compiler picks. */
+struct busy_state {
+	unsigned long seed, bad, canary;
+};
+
+static unsigned long busy_chunk(unsigned long seed, unsigned long *canary_bad)
+{
+	struct busy_state st = { seed, 0, 0 };
+
+#define LOAD(k) "add x" #k ", x0, #" #k "\n\t"
+#define BUMP(off) "ldr x17, [%[p], #" #off "]\n\tadd x17, x17, #1\n\tstr x17, [%[p], #" #off "]\n"
+#define CHECK(k) "add x17, x0, #" #k "\n\tcmp x" #k ", x17\n\tb.eq 2f\n\t" BUMP(8) "2:\n\t"
+#define CHECKV(k) "fmov x17, d" #k "\n\tcmp x17, x" #k "\n\tb.eq 3f\n\t" BUMP(8) "3:\n\t"
+	__asm__ volatile(
+		"ldr x0, [%[p]]\n\t"
+		"add x1, x0, #100\n\t"
+		"sub x2, sp, #640\n\t"
+		"mov x3, #64\n"
+		"5:\n\t"
+		"str x1, [x2], #8\n\t"
+		"subs x3, x3, #1\n\t"
+		"b.ne 5b\n\t"
+		LOAD(1) LOAD(2) LOAD(3) LOAD(4) LOAD(5) LOAD(6) LOAD(7) LOAD(8)
+		LOAD(9) LOAD(10) LOAD(11) LOAD(12) LOAD(13) LOAD(14) LOAD(15) LOAD(16)
+		LOAD(19) LOAD(20) LOAD(21) LOAD(22) LOAD(23) LOAD(24) LOAD(25) LOAD(26)
+		LOAD(27) LOAD(28)
+		"fmov d0, x0\n\t"
+		"fmov d1, x1\n\t"
+		"fmov d2, x2\n\t"
+		"fmov d3, x3\n\t"
+		"mov x17, #20000\n"
+		"1:\n\t"
+		"yield\n\t"
+		"subs x17, x17, #1\n\t"
+		"b.ne 1b\n\t"
+		CHECK(1) CHECK(2) CHECK(3) CHECK(4) CHECK(5) CHECK(6) CHECK(7) CHECK(8)
+		CHECK(9) CHECK(10) CHECK(11) CHECK(12) CHECK(13) CHECK(14) CHECK(15) CHECK(16)
+		CHECK(19) CHECK(20) CHECK(21) CHECK(22) CHECK(23) CHECK(24) CHECK(25) CHECK(26)
+		CHECK(27) CHECK(28)
+		CHECKV(0) CHECKV(1) CHECKV(2) CHECKV(3)
+		"ldr x17, [%[p]]\n\t"
+		"cmp x0, x17\n\t"
+		"b.eq 4f\n\t"
+		BUMP(8)
+		"4:\n\t"
+		"add x1, x0, #100\n\t"
+		"sub x2, sp, #640\n\t"
+		"mov x3, #64\n"
+		"6:\n\t"
+		"ldr x17, [x2], #8\n\t"
+		"cmp x17, x1\n\t"
+		"b.eq 7f\n\t"
+		BUMP(16)
+		"7:\n\t"
+		"subs x3, x3, #1\n\t"
+		"b.ne 6b\n\t"
+		:
+		: [p] "r"(&st)
+		: "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11",
+		  "x12", "x13", "x14", "x15", "x16", "x17", "x19", "x20", "x21", "x22", "x23",
+		  "x24", "x25", "x26", "x27", "x28", "v0", "v1", "v2", "v3", "cc", "memory");
+#undef LOAD
+#undef BUMP
+#undef CHECK
+#undef CHECKV
+	*canary_bad += st.canary;
+	return st.bad;
+}
 #else
-/* The ptrace backend is x86_64 only; elsewhere the loop checks nothing. */
+/* The ptrace backend is x86_64 and aarch64 only; elsewhere the loop
+ * checks nothing. */
 static unsigned long busy_chunk(unsigned long seed, unsigned long *canary_bad)
 {
 	volatile unsigned long x = seed;

@@ -26,6 +26,7 @@
  *             aborts)
  *   exit
  * Exits 1 at once if glibc registered no rseq area (rseq unavailable).
+ * x86_64 and aarch64.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -38,7 +39,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 
 /* Arms the section (writes its descriptor to *rseq_cs) and enters it;
  * returns only through the abort handler. */
@@ -46,16 +47,20 @@ void pmp_rseq_spin(volatile uint64_t *rseq_cs);
 
 /* The descriptor is struct rseq_cs (version, flags, start_ip,
  * post_commit_offset, abort_ip), 32-byte aligned; the 4 bytes before the
- * abort handler are the signature glibc registered (RSEQ_SIG). */
-__asm__(
-	"	.pushsection .data\n"
-	"	.balign 32\n"
-	"pmp_rseq_desc:\n"
-	"	.long 0, 0\n"
-	"	.quad pmp_rseq_start\n"
-	"	.quad pmp_rseq_post_commit - pmp_rseq_start\n"
-	"	.quad pmp_rseq_abort\n"
+ * abort handler are the signature glibc registered (RSEQ_SIG: 0x53053053
+ * on x86_64, the instruction brk #0x45e0 = 0xd428bc00 on aarch64). */
+#define RSEQ_DESCRIPTOR						\
+	"	.pushsection .data\n"					\
+	"	.balign 32\n"						\
+	"pmp_rseq_desc:\n"					\
+	"	.long 0, 0\n"						\
+	"	.quad pmp_rseq_start\n"				\
+	"	.quad pmp_rseq_post_commit - pmp_rseq_start\n"	\
+	"	.quad pmp_rseq_abort\n"				\
 	"	.popsection\n"
+#if defined(__x86_64__)
+__asm__(
+	RSEQ_DESCRIPTOR
 	"	.text\n"
 	"	.globl pmp_rseq_spin\n"
 	"	.type pmp_rseq_spin, @function\n"
@@ -66,10 +71,29 @@ __asm__(
 	"	jmp pmp_rseq_start\n"
 	"pmp_rseq_post_commit:\n"
 	"	ret\n"
-	"	.long " "0x53053053" "\n"
+	"	.long 0x53053053\n"
 	"pmp_rseq_abort:\n"
 	"	ret\n"
 	"	.size pmp_rseq_spin, . - pmp_rseq_spin\n");
+#else
+__asm__(
+	RSEQ_DESCRIPTOR
+	"	.text\n"
+	"	.globl pmp_rseq_spin\n"
+	"	.type pmp_rseq_spin, %function\n"
+	"pmp_rseq_spin:\n"
+	"	adrp x1, pmp_rseq_desc\n"
+	"	add x1, x1, :lo12:pmp_rseq_desc\n"
+	"	str x1, [x0]\n"
+	"pmp_rseq_start:\n"
+	"	b pmp_rseq_start\n"
+	"pmp_rseq_post_commit:\n"
+	"	ret\n"
+	"	.inst 0xd428bc00\n"
+	"pmp_rseq_abort:\n"
+	"	ret\n"
+	"	.size pmp_rseq_spin, . - pmp_rseq_spin\n");
+#endif
 
 #define RSEQ_CS_OFFSET 8	/* struct rseq: cpu_id_start, cpu_id, rseq_cs */
 
@@ -184,7 +208,7 @@ int main(void)
 
 int main(void)
 {
-	fprintf(stderr, "pmp-rseq: x86_64 only\n");
+	fprintf(stderr, "pmp-rseq: x86_64 and aarch64 only\n");
 	return 1;
 }
 

@@ -31,11 +31,17 @@ PMP_RSEQ=${PMP_RSEQ:-$PMP_BUILDDIR/tests/helpers/pmp-rseq}
 PMP_TARGET=${PMP_TARGET:-$PMP_BUILDDIR/tests/helpers/pmp-target}
 PMP_SECCOMP=${PMP_SECCOMP_BIN:-$PMP_SECCOMP}
 MS=2500				# length of a round's blocking calls
-NR_SET_MEMPOLICY=238		# x86_64
+case $(uname -m) in		# set_mempolicy(2)
+aarch64) NR_SET_MEMPOLICY=237 ;;
+*) NR_SET_MEMPOLICY=238 ;;
+esac
 ROUND=(nanosleep clock_nanosleep poll cond_timedwait cond_wait read epoll busy writer)
 
 setup() {
-	[ "$(uname -m)" = x86_64 ] || { echo "the ptrace backend is x86_64 only" >&2; false; }
+	case $(uname -m) in
+	x86_64 | aarch64) ;;
+	*) echo "the ptrace backend is x86_64 and aarch64 only" >&2; false ;;
+	esac
 	[ -x "$PMP_BLOCKER" ] || { echo "pmp-blocker not built ($PMP_BLOCKER)" >&2; false; }
 	[ -x "$PMP_INJECT" ] || { echo "pmp-inject not built ($PMP_INJECT)" >&2; false; }
 	BG_PIDS=()
