@@ -30,6 +30,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* The filter kills a call made through any other ABI (i386, x32, AArch32). */
+#if defined(__x86_64__)
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+# error "pmp-seccomp: add this architecture's AUDIT_ARCH"
+#endif
+
 #define MAX_DENY 64
 
 struct errno_name {
@@ -129,7 +138,7 @@ int main(int argc, char **argv)
 	struct sock_filter prog[8 + 2 * MAX_DENY];
 	unsigned n = 0;
 	prog[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-	prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+	prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 1, 0);
 	prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 	prog[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
 	/* x32 syscalls have bit 30 set: refuse them outright. */

@@ -28,6 +28,7 @@ load helpers
 PMP_BLOCKER=${PMP_BLOCKER:-$PMP_BUILDDIR/tests/helpers/pmp-blocker}
 PMP_INJECT=${PMP_INJECT:-$PMP_BUILDDIR/tests/helpers/pmp-inject}
 PMP_RSEQ=${PMP_RSEQ:-$PMP_BUILDDIR/tests/helpers/pmp-rseq}
+PMP_HOLD=${PMP_HOLD:-$PMP_BUILDDIR/tests/helpers/pmp-hold}
 PMP_TARGET=${PMP_TARGET:-$PMP_BUILDDIR/tests/helpers/pmp-target}
 PMP_SECCOMP=${PMP_SECCOMP_BIN:-$PMP_SECCOMP}
 MS=2500				# length of a round's blocking calls
@@ -289,12 +290,11 @@ every_thread_set() {
 }
 
 @test "inject: a thread already traced is refused with its tracer's pid, the others are set" {
-	command -v strace >/dev/null || { echo "no strace" >&2; false; }
 	blocker_start --ms=$MS
 	ask tids
 	local victim tracer
 	victim=$(field nanosleep "$REPLY_LINE")
-	strace -qq -e trace=none -p "$victim" -o /dev/null 3>&- &
+	"$PMP_HOLD" "$victim" >/dev/null 3>&- &
 	tracer=$!
 	BG_PIDS+=("$tracer")
 	for i in $(seq 100); do
@@ -494,12 +494,11 @@ cli_ready() {
 
 @test "cli: --backend=ptrace names the tracer of a traced thread, sets the rest, exits 64" {
 	cli_ready
-	command -v strace >/dev/null || { echo "no strace" >&2; false; }
 	blocker_start --ms=$MS
 	ask tids
 	local victim tracer
 	victim=$(field poll "$REPLY_LINE")
-	strace -qq -e trace=none -p "$victim" -o /dev/null 3>&- &
+	"$PMP_HOLD" "$victim" >/dev/null 3>&- &
 	tracer=$!
 	BG_PIDS+=("$tracer")
 	for i in $(seq 100); do
