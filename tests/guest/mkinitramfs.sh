@@ -2,12 +2,14 @@
 # mkinitramfs.sh - build the gzip'd cpio initramfs for the pidmempolicy
 # QEMU test rig.
 #
-# Usage: mkinitramfs.sh --out=FILE [--binary=PATH] [--helpers-dir=DIR]
-#                       [--extra-bin=PATH]... [--script=FILE]
-#                       [--tests=FILE...] [FILE.bats...]
+# Usage: mkinitramfs.sh --out=FILE [--arch=x86_64|arm64] [--binary=PATH]
+#                       [--helpers-dir=DIR] [--extra-bin=PATH]...
+#                       [--script=FILE] [--tests=FILE...] [FILE.bats...]
 #
 # The image holds:
-#   /bin/busybox + applet symlinks   (busybox-static)
+#   /bin/busybox + applet symlinks   (busybox-static; for arm64 the links are
+#                                     made by /init, as the build host cannot
+#                                     run that busybox)
 #   /bin/bash                        (bash-static)
 #   /usr/bin/bats, /usr/lib/bats-core, /usr/libexec/bats-core  (Debian bats)
 #   /opt/pmp/bin/pidmempolicy        (--binary; optional)
@@ -19,6 +21,13 @@
 #   /init                            (tests/guest/init)
 #   /etc/pmp.conf                    (mode and test list for /init)
 #
+# --arch=arm64 (default x86_64, the host's own programs) takes busybox and
+# bash from Debian's arm64 packages and the libraries from the arm64 sysroot
+# (both from tests/guest/arm64.sh, cached), found by the ELF interpreter and
+# NEEDED entries (aarch64-linux-gnu-readelf) and put at their sysroot paths;
+# every binary given must then be an aarch64 one, and --extra-bin a path.
+# bats is architecture independent: the host's is used for both.
+#
 # Without --script, /init runs `bats --tap` on the test files in the order
 # given. Environment equivalents: PMP_BINARY, PMP_HELPERS_DIR.
 set -euo pipefail
@@ -28,12 +37,14 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 1; }
 usage() {
 	cat <<EOF
-Usage: $prog --out=FILE [--binary=PATH] [--helpers-dir=DIR] [--extra-bin=PATH]...
-       [--script=FILE] [--tests=FILE...] [FILE.bats...]
+Usage: $prog --out=FILE [--arch=A] [--binary=PATH] [--helpers-dir=DIR]
+       [--extra-bin=PATH]... [--script=FILE] [--tests=FILE...] [FILE.bats...]
 
 Build a gzip'd cpio initramfs that boots into the pidmempolicy guest tests.
 
   --out=FILE         where to write the image (required)
+  --arch=A           x86_64 (default: the host's programs) or arm64 (Debian's
+                     arm64 packages, via arm64.sh; the binaries are aarch64)
   --binary=PATH      the pidmempolicy binary under test (optional)
   --helpers-dir=DIR  directory with built helper programs (tests/helpers/build.sh)
   --extra-bin=PATH   another host program to include, with its libraries
@@ -44,6 +55,7 @@ EOF
 }
 
 out=
+arch=x86_64
 binary=${PMP_BINARY:-}
 helpers=${PMP_HELPERS_DIR:-}
 script=
@@ -52,6 +64,7 @@ extras=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out=*) out=${1#*=} ;;
+	--arch=*) arch=${1#*=} ;;
 	--binary=*) binary=${1#*=} ;;
 	--helpers-dir=*) helpers=${1#*=} ;;
 	--extra-bin=*) extras+=("${1#*=}") ;;
@@ -66,13 +79,27 @@ done
 [ -n "$out" ] || { usage >&2; die "--out=FILE is required"; }
 [ -n "$script" ] || [ "${#tests[@]}" -gt 0 ] || die "no test files given (and no --script)"
 
-for tool in cpio gzip ldd find; do
+case $arch in
+x86_64)
+	lib_tool=ldd
+	busybox=/bin/busybox
+	bash_static=/bin/bash-static
+	[ -x "$busybox" ] || die "$busybox not found (apt-get install busybox-static)"
+	[ -x "$bash_static" ] || die "$bash_static not found (apt-get install bash-static)"
+	;;
+arm64)
+	readelf=aarch64-linux-gnu-readelf
+	lib_tool=$readelf
+	userland=$("$here/arm64.sh" userland | tail -n1) || die "getting arm64 busybox and bash failed"
+	sysroot=$("$here/arm64.sh" sysroot | tail -n1) || die "getting the arm64 sysroot failed"
+	busybox=$userland/bin/busybox
+	bash_static=$userland/bin/bash-static
+	;;
+*) usage >&2; die "--arch must be x86_64 or arm64" ;;
+esac
+for tool in cpio gzip find "$lib_tool"; do
 	command -v "$tool" >/dev/null 2>&1 || die "required tool '$tool' not found"
 done
-busybox=/bin/busybox
-bash_static=/bin/bash-static
-[ -x "$busybox" ] || die "$busybox not found (apt-get install busybox-static)"
-[ -x "$bash_static" ] || die "$bash_static not found (apt-get install bash-static)"
 [ -x /usr/bin/bats ] && [ -d /usr/lib/bats-core ] && [ -d /usr/libexec/bats-core ] ||
 	die "bats not found (apt-get install bats)"
 if [ -n "$binary" ]; then
@@ -102,14 +129,16 @@ chmod 1777 "$stage/tmp"
 
 # --- busybox and its applets ---
 cp "$busybox" "$stage/bin/busybox"
-while IFS= read -r applet; do
-	applet=${applet#/}
-	case $applet in
-	'' | bin/busybox | bin/bash | bin/sh) continue ;;
-	esac
-	mkdir -p "$stage/$(dirname "$applet")"
-	[ -e "$stage/$applet" ] || ln -s /bin/busybox "$stage/$applet"
-done < <("$busybox" --list-full)
+if [ "$arch" = x86_64 ]; then
+	while IFS= read -r applet; do
+		applet=${applet#/}
+		case $applet in
+		'' | bin/busybox | bin/bash | bin/sh) continue ;;
+		esac
+		mkdir -p "$stage/$(dirname "$applet")"
+		[ -e "$stage/$applet" ] || ln -s /bin/busybox "$stage/$applet"
+	done < <("$busybox" --list-full)
+fi
 ln -s busybox "$stage/bin/sh"
 cp "$bash_static" "$stage/bin/bash"
 
@@ -119,7 +148,7 @@ cp -a /usr/lib/bats-core "$stage/usr/lib/"
 cp -a /usr/libexec/bats-core "$stage/usr/libexec/"
 
 # --- dynamic binaries with their libraries ---
-copy_libs() {
+copy_libs_ldd() {
 	local bin=$1 line lib
 	local ldd_out
 	if ! ldd_out=$(ldd "$bin" 2>&1); then
@@ -140,12 +169,47 @@ copy_libs() {
 		cp -L "$lib" "$stage$lib"
 	done <<<"$ldd_out"
 }
+# copy_sysroot_file PATH: copy $sysroot/PATH (symlinks followed) to the image.
+copy_sysroot_file() {
+	[ -e "$stage$1" ] && return 0
+	mkdir -p "$stage$(dirname "$1")"
+	cp -L "$sysroot$1" "$stage$1"
+}
+# The ELF's interpreter and its NEEDED libraries, recursively, from the
+# sysroot: the host's ldd cannot run a foreign binary.
+copy_libs_sysroot() {
+	local bin=$1 hdr interp lib d found
+	hdr=$("$readelf" -h "$bin" 2>/dev/null) || die "$bin is not an ELF file"
+	if [[ $hdr == *"Machine:"*"ARM"* && $hdr == *"Class:"*"ELF32"* ]] &&
+		! "$readelf" -l "$bin" | grep -q 'program interpreter'; then
+		return 0	# a static 32-bit Arm program (the compat test target)
+	fi
+	[[ $hdr == *"Machine:"*"AArch64"* ]] || die "$bin is not an aarch64 binary"
+	interp=$("$readelf" -l "$bin" | sed -n 's/.*Requesting program interpreter: \(.*\)\]$/\1/p')
+	if [ -n "$interp" ]; then
+		[ -e "$sysroot$interp" ] || die "$bin wants interpreter $interp, not in the sysroot $sysroot"
+		copy_sysroot_file "$interp"
+	fi
+	while IFS= read -r lib; do
+		found=
+		for d in /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu /lib /usr/lib; do
+			if [ -e "$sysroot$d/$lib" ]; then
+				found=$d/$lib
+				break
+			fi
+		done
+		[ -n "$found" ] || die "$bin needs $lib, which is not in the sysroot $sysroot"
+		[ -e "$stage$found" ] && continue
+		copy_sysroot_file "$found"
+		copy_libs_sysroot "$sysroot$found"
+	done < <("$readelf" -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
+}
 add_bin() {
 	local src=$1 name=${2:-$(basename "$1")}
 	[ -e "$stage/opt/pmp/bin/$name" ] && die "two binaries named $name"
 	cp -L "$src" "$stage/opt/pmp/bin/$name"
 	chmod 755 "$stage/opt/pmp/bin/$name"
-	copy_libs "$src"
+	if [ "$arch" = x86_64 ]; then copy_libs_ldd "$src"; else copy_libs_sysroot "$src"; fi
 }
 
 [ -z "$binary" ] || add_bin "$binary" pidmempolicy
@@ -160,7 +224,11 @@ if [ -n "$helpers" ]; then
 	[ "$found" = 1 ] || die "no executables in --helpers-dir $helpers"
 fi
 for x in "${extras[@]}"; do
-	p=$(command -v "$x" || true)
+	if [ "$arch" = x86_64 ]; then
+		p=$(command -v "$x" || true)
+	else
+		p=$x && [ -f "$p" ] || p=
+	fi
 	[ -n "$p" ] || die "--extra-bin $x not found"
 	add_bin "$p"
 done
@@ -173,6 +241,12 @@ for t in "${tests[@]}"; do
 	[ -e "$stage/opt/pmp/tests/$n" ] && die "two test files named $n"
 	cp "$t" "$stage/opt/pmp/tests/$n"
 	names+=("/opt/pmp/tests/$n")
+	# what it loads: the .bash files beside it (tests/host/helpers.bash)
+	for lib in "$(dirname "$t")"/*.bash; do
+		if [ -f "$lib" ] && [ ! -e "$stage/opt/pmp/tests/${lib##*/}" ]; then
+			cp "$lib" "$stage/opt/pmp/tests/"
+		fi
+	done
 done
 mode=bats
 if [ -n "$script" ]; then

@@ -2,8 +2,8 @@
 # run-guest.sh - boot the pidmempolicy test kernel in QEMU and run guest tests.
 #
 # Usage:
-#   run-guest.sh [--version=6.1|6.12] [--variant=patched|stock]
-#                [--binary=PATH] [--helpers-dir=DIR]
+#   run-guest.sh [--arch=x86_64|arm64] [--version=6.1|6.12]
+#                [--variant=patched|stock] [--binary=PATH] [--helpers-dir=DIR]
 #                [--timeout=SECS] [--keep-log=FILE] [--accel=auto|kvm|tcg]
 #                [--patch=PATH] [--extra-bin=PATH]... [--verbose] TEST.bats...
 #   run-guest.sh [...] --demo=SCRIPT     run SCRIPT (bash) in the guest instead
@@ -20,6 +20,14 @@
 # KVM is used only when a quick probe boot works (result cached per host
 # boot in ${XDG_CACHE_HOME:-~/.cache}/pidmempolicy/accel-probe), else TCG;
 # --accel or PMP_QEMU_ACCEL forces one.
+#
+# --arch=arm64 boots Debian's STOCK arm64 kernel instead (linux-image-arm64's
+# 6.1 image, downloaded and cached by tests/guest/arm64.sh; the variant is
+# stock, the version 6.1) on `qemu-system-aarch64 -M virt -cpu cortex-a57`
+# (no SVE) with the same CPUs, memory and NUMA nodes (device tree), console
+# ttyAMA0, always TCG. --binary and --helpers-dir (required) must then be
+# aarch64 programs, e.g. a cross build: tests/guest/arm64.sh build DIR.
+# Its labels read [arm64-6.1-stock].
 #
 # Bats mode prints the TAP stream between the PMP-TAP-BEGIN/END console
 # markers with every test description prefixed by the kernel, e.g.
@@ -46,8 +54,9 @@ Usage: $prog [options] TEST.bats...
        $prog [options] --shell
 
 Options:
+  --arch=A           x86_64 (default) or arm64 (Debian's stock kernel, TCG)
   --version=V        kernel version: 6.1 (default) or 6.12
-  --variant=V        patched (default) or stock kernel
+  --variant=V        patched (default; arm64: stock only) or stock kernel
   --binary=PATH      pidmempolicy binary to test (optional)
   --helpers-dir=DIR  built helper programs (default: build them now)
   --timeout=SECS     bound for the whole QEMU run (default 900)
@@ -67,7 +76,8 @@ die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 1; }
 msg() { printf '%s: %s\n' "$prog" "$*" >&2; }
 usage_err() { usage >&2; printf '%s: error: %s\n' "$prog" "$*" >&2; exit 2; }
 
-variant=patched
+arch=x86_64
+variant=
 version=6.1
 config_extra=
 binary=
@@ -83,6 +93,7 @@ extras=()
 tests=()
 while [ $# -gt 0 ]; do
 	case $1 in
+	--arch=*) arch=${1#*=} ;;
 	--variant=*) variant=${1#*=} ;;
 	--version=*) version=${1#*=} ;;
 	--config-extra=*) config_extra=${1#*=} ;;
@@ -104,9 +115,28 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-case $variant in patched | stock) ;; *) usage_err "--variant must be patched or stock" ;; esac
+case $variant in '' | patched | stock) ;; *) usage_err "--variant must be patched or stock" ;; esac
 case $version in 6.1 | 6.12) ;; *) usage_err "--version must be 6.1 or 6.12" ;; esac
 case $accel in auto | kvm | tcg) ;; *) usage_err "--accel must be auto, kvm or tcg" ;; esac
+case $arch in
+x86_64)
+	variant=${variant:-patched}
+	log_tag=$variant
+	qemu_bin=qemu-system-x86_64 qemu_pkg=qemu-system-x86
+	;;
+arm64)
+	variant=${variant:-stock}
+	[ "$variant" = stock ] || usage_err "--arch=arm64 boots Debian's stock kernel: no --variant=patched"
+	[ "$version" = 6.1 ] || usage_err "--arch=arm64 boots Debian 12's kernel: --version=6.1 only"
+	[ -z "$patch$config_extra" ] || usage_err "--arch=arm64 builds no kernel: no --patch or --config-extra"
+	[ "$accel" != kvm ] || usage_err "--arch=arm64 runs under TCG only"
+	[ -n "$helpers" ] || usage_err "--arch=arm64 needs --helpers-dir with aarch64 helpers (tests/guest/arm64.sh build DIR)"
+	accel=tcg
+	log_tag=arm64-$variant
+	qemu_bin=qemu-system-aarch64 qemu_pkg=qemu-system-arm
+	;;
+*) usage_err "--arch must be x86_64 or arm64" ;;
+esac
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || usage_err "--timeout must be a positive number of seconds"
 modes=$((shell + (${#demo} > 0 ? 1 : 0) + (${#tests[@]} > 0 ? 1 : 0)))
 [ "$modes" -eq 1 ] || usage_err "give test files, or --demo=SCRIPT, or --shell (exactly one)"
@@ -115,7 +145,7 @@ for t in "${tests[@]}"; do [ -r "$t" ] || die "test file $t not readable"; done
 if [ -n "$binary" ]; then
 	[ -x "$binary" ] || die "--binary $binary is not executable"
 fi
-command -v qemu-system-x86_64 >/dev/null 2>&1 || die "qemu-system-x86_64 not found (apt-get install qemu-system-x86)"
+command -v "$qemu_bin" >/dev/null 2>&1 || die "$qemu_bin not found (apt-get install $qemu_pkg)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmp-guest.XXXXXX")
 log=
@@ -124,7 +154,7 @@ cleanup() {
 	if [ -n "$log" ] && [ -z "$keep_log" ]; then
 		if [ "$rc" -ne 0 ]; then
 			local saved
-			saved=${TMPDIR:-/tmp}/pmp-guest-$variant-$(date +%Y%m%d-%H%M%S)-$$.log
+			saved=${TMPDIR:-/tmp}/pmp-guest-$log_tag-$(date +%Y%m%d-%H%M%S)-$$.log
 			cp -f "$log" "$saved" 2>/dev/null && msg "serial log kept: $saved"
 		fi
 	fi
@@ -134,16 +164,24 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 # --- kernel ---
-kargs=(--variant="$variant")
-# Only when not the default, so that 6.1 runs call build-kernel.sh as before.
-[ "$version" = 6.1 ] || kargs+=(--version="$version")
-[ -z "$patch" ] || kargs+=(--patch="$patch")
-[ -z "$config_extra" ] || kargs+=(--config-extra="$config_extra")
-kernel=$("$repo/tests/kernel/build-kernel.sh" "${kargs[@]}" | tail -n1) || die "kernel build failed"
-[ -s "$kernel" ] || die "build-kernel.sh gave no bzImage ('$kernel')"
-release=$(sed -n 's/^release=//p' "$(dirname "$kernel")/info.txt" 2>/dev/null || true)
+if [ "$arch" = arm64 ]; then
+	kernel=$("$here/arm64.sh" kernel | tail -n1) || die "getting Debian's arm64 kernel failed"
+	[ -s "$kernel" ] || die "arm64.sh gave no kernel Image ('$kernel')"
+	release=${kernel##*/vmlinuz-}
+	release=${release%.Image}
+else
+	kargs=(--variant="$variant")
+	# Only when not the default, so that 6.1 runs call build-kernel.sh as before.
+	[ "$version" = 6.1 ] || kargs+=(--version="$version")
+	[ -z "$patch" ] || kargs+=(--patch="$patch")
+	[ -z "$config_extra" ] || kargs+=(--config-extra="$config_extra")
+	kernel=$("$repo/tests/kernel/build-kernel.sh" "${kargs[@]}" | tail -n1) || die "kernel build failed"
+	[ -s "$kernel" ] || die "build-kernel.sh gave no bzImage ('$kernel')"
+	release=$(sed -n 's/^release=//p' "$(dirname "$kernel")/info.txt" 2>/dev/null || true)
+fi
 short=$(echo "${release:-$version}" | cut -d. -f1-2)
 label="$short-$variant"
+[ "$arch" = x86_64 ] || label="$arch-$label"
 
 # --- helpers ---
 if [ -z "$helpers" ]; then
@@ -153,6 +191,7 @@ fi
 # --- initramfs ---
 initrd=$work/initramfs.gz
 iargs=(--out="$initrd" --helpers-dir="$helpers" "${extras[@]}")
+[ "$arch" = x86_64 ] || iargs+=(--arch="$arch")
 [ -z "$binary" ] || iargs+=(--binary="$binary")
 if [ -n "$demo" ]; then
 	iargs+=(--script="$demo")
@@ -205,14 +244,23 @@ if [ -n "$keep_log" ]; then
 	log=$keep_log
 fi
 # shellcheck disable=SC2054 # the commas are QEMU's
-qemu=(qemu-system-x86_64 -accel "$accel" -nographic -no-reboot -net none
+qemu=("$qemu_bin" -accel "$accel" -nographic -no-reboot -net none
 	-m 2G -smp 4,sockets=4,cores=1,threads=1)
 for n in 0 1 2 3; do
 	qemu+=(-object "memory-backend-ram,id=mem$n,size=512M"
 		-numa "node,nodeid=$n,cpus=$n,memdev=mem$n")
 done
-qemu+=(-kernel "$kernel" -initrd "$initrd"
-	-append "console=ttyS0 panic=-1 pmp.variant=$variant pmp.version=$version")
+kcmd="panic=-1 pmp.variant=$variant pmp.version=$version"
+if [ "$arch" = arm64 ]; then
+	# cortex-a57: ARMv8.0, no SVE or pointer authentication (slow in TCG).
+	# Debian's config has THP and NUMA balancing, the rig's x86 configs not:
+	# switch them off so that pages stay where the tests put them.
+	qemu+=(-M virt -cpu cortex-a57)
+	kcmd="console=ttyAMA0 $kcmd transparent_hugepage=never numa_balancing=disable"
+else
+	kcmd="console=ttyS0 $kcmd"
+fi
+qemu+=(-kernel "$kernel" -initrd "$initrd" -append "$kcmd")
 [ "$accel" = kvm ] && qemu+=(-cpu host)
 
 start=$(date +%s)
