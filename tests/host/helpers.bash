@@ -1,13 +1,16 @@
 # helpers.bash - common setup for the host bats suites.
 # The harness (make check) exports PIDMEMPOLICY, PMP_BUILDDIR and PMP_SRCDIR;
-# run by hand, they default to an in-tree build.
+# run by hand, they default to an in-tree build.  Inside a QEMU guest (the
+# arm64 rig runs ptrace.bats there) the guest's /init exports PMP_TOOL and
+# PMP_HELPERS instead.
 
 bats_require_minimum_version 1.5.0
 
 PMP_SRCDIR=${PMP_SRCDIR:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
 PMP_BUILDDIR=${PMP_BUILDDIR:-$PMP_SRCDIR}
-PMP=${PIDMEMPOLICY:-$PMP_BUILDDIR/src/pidmempolicy}
-PMP_SECCOMP=$PMP_BUILDDIR/tests/helpers/pmp-seccomp
+PMP=${PIDMEMPOLICY:-${PMP_TOOL:-$PMP_BUILDDIR/src/pidmempolicy}}
+PMP_HELPER_DIR=${PMP_HELPERS:-$PMP_BUILDDIR/tests/helpers}
+PMP_SECCOMP=$PMP_HELPER_DIR/pmp-seccomp
 TRY_LINE="Try \`pidmempolicy --help' or \`pidmempolicy --usage' for more information."
 
 # Syscalls that a refused invocation must never reach: pidfd_open (434) and

@@ -25,11 +25,11 @@
 
 load helpers
 
-PMP_BLOCKER=${PMP_BLOCKER:-$PMP_BUILDDIR/tests/helpers/pmp-blocker}
-PMP_INJECT=${PMP_INJECT:-$PMP_BUILDDIR/tests/helpers/pmp-inject}
-PMP_RSEQ=${PMP_RSEQ:-$PMP_BUILDDIR/tests/helpers/pmp-rseq}
-PMP_HOLD=${PMP_HOLD:-$PMP_BUILDDIR/tests/helpers/pmp-hold}
-PMP_TARGET=${PMP_TARGET:-$PMP_BUILDDIR/tests/helpers/pmp-target}
+PMP_BLOCKER=${PMP_BLOCKER:-$PMP_HELPER_DIR/pmp-blocker}
+PMP_INJECT=${PMP_INJECT:-$PMP_HELPER_DIR/pmp-inject}
+PMP_RSEQ=${PMP_RSEQ:-$PMP_HELPER_DIR/pmp-rseq}
+PMP_HOLD=${PMP_HOLD:-$PMP_HELPER_DIR/pmp-hold}
+PMP_TARGET=${PMP_TARGET:-$PMP_HELPER_DIR/pmp-target}
 PMP_SECCOMP=${PMP_SECCOMP_BIN:-$PMP_SECCOMP}
 MS=2500				# length of a round's blocking calls
 case $(uname -m) in		# set_mempolicy(2)
@@ -544,7 +544,7 @@ cli_ready() {
 
 @test "cli: --backend=ptrace with /proc mounted hidepid=2: another user's process is named hidden, not exited" {
 	cli_ready
-	local runas=$PMP_BUILDDIR/tests/helpers/pmp-runas
+	local runas=$PMP_HELPER_DIR/pmp-runas
 	sleep 300 3>&- &
 	local victim=$!
 	BG_PIDS+=("$victim")
@@ -571,7 +571,7 @@ cli_ready() {
 
 @test "cli: --backend=ptrace refuses a 32-bit (compat) process by name, unchanged" {
 	cli_ready
-	local PMP_BLOCKER=$PMP_BUILDDIR/tests/helpers/pmp-sleep32
+	local PMP_BLOCKER=$PMP_HELPER_DIR/pmp-sleep32
 	[ "$(od -An -j4 -N1 -tu1 "$PMP_BLOCKER" | tr -d " ")" = 1 ]	# ELFCLASS32
 	blocker_start
 	run --separate-stderr "$PMP" --backend=ptrace --membind=0 -p "$BLOCKER_PID"
