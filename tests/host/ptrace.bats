@@ -289,18 +289,27 @@ every_thread_set() {
 	ask ping
 }
 
+# hold_thread TID: a stand-in debugger (pmp-hold) traces thread TID of the
+# blocker; its pid in TRACER.  Returns once the thread is traced.
+hold_thread() {
+	local i
+	"$PMP_HOLD" "$1" >"$BATS_TEST_TMPDIR/hold.out" 3>&- &
+	TRACER=$!
+	BG_PIDS+=("$TRACER")
+	for i in $(seq 100); do
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$BLOCKER_PID/task/$1/status")" = "$TRACER" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 @test "inject: a thread already traced is refused with its tracer's pid, the others are set" {
 	blocker_start --ms=$MS
 	ask tids
 	local victim tracer
 	victim=$(field nanosleep "$REPLY_LINE")
-	"$PMP_HOLD" "$victim" >/dev/null 3>&- &
-	tracer=$!
-	BG_PIDS+=("$tracer")
-	for i in $(seq 100); do
-		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$BLOCKER_PID/task/$victim/status")" != 0 ] && break
-		sleep 0.05
-	done
+	hold_thread "$victim"
+	tracer=$TRACER
 	inject "$BLOCKER_PID" bind 0
 	[ "$status" -eq 1 ]
 	grep -q "^$victim already-traced err=EPERM tracer=$tracer " <<<"$output"
@@ -498,13 +507,8 @@ cli_ready() {
 	ask tids
 	local victim tracer
 	victim=$(field poll "$REPLY_LINE")
-	"$PMP_HOLD" "$victim" >/dev/null 3>&- &
-	tracer=$!
-	BG_PIDS+=("$tracer")
-	for i in $(seq 100); do
-		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$BLOCKER_PID/task/$victim/status")" != 0 ] && break
-		sleep 0.05
-	done
+	hold_thread "$victim"
+	tracer=$TRACER
 	run --separate-stderr "$PMP" --backend=ptrace -a --membind=0 -p "$BLOCKER_PID"
 	echo "status=$status stderr=[$stderr]"
 	[ "$status" -eq 64 ]
