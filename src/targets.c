@@ -203,10 +203,15 @@ static void unknown_comm(struct proc_stat *st)
 	strcpy(st->comm, "?");
 }
 
+/* Read on first use, while the visit holds the pidfd.  What was read is
+ * the task's own if the task is alive after the read (its PID cannot have
+ * been reused), or if it was a zombie (which keeps its PID until reaped);
+ * otherwise the name might be a newcomer's and is dropped. */
 const struct proc_stat *targets_task_stat(struct task_handle *h)
 {
 	if (!h->stat_read) {
-		if (read_stat(h->pid, h->tid, &h->stat) < 0)
+		if (read_stat(h->pid, h->tid, &h->stat) < 0 ||
+		    (h->pidfd >= 0 && h->stat.state != 'Z' && sys_pidfd_exited(h->pidfd) != 0))
 			unknown_comm(&h->stat);
 		h->stat_read = true;
 	}
@@ -228,7 +233,7 @@ static void open_process(const struct pid_spec *spec, struct task_handle *h)
 	h->pid = h->tid = spec->pid;
 	h->pidfd = -1;
 	unknown_comm(&h->stat);
-	h->stat_read = true;	/* read below, once the pidfd pins the process */
+	h->stat_read = true;	/* unknown unless a pidfd pins the process */
 
 	h->pidfd = sys_pidfd_open(spec->pid, 0);
 	if (h->pidfd < 0) {
@@ -262,9 +267,9 @@ static void open_process(const struct pid_spec *spec, struct task_handle *h)
 			return;
 		}
 	}
-	if (read_stat(h->pid, h->tid, &h->stat) < 0)
-		unknown_comm(&h->stat);	/* e.g. hidepid: the pidfd still pins it */
-	h->stat_read = true;
+	/* its name is read when a message needs it: /proc/PID/stat of a
+	 * process sums over all its threads, a cost a silent success skips */
+	h->stat_read = false;
 	switch (sys_pidfd_exited(h->pidfd)) {
 	case 0:
 		break;
