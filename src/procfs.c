@@ -124,6 +124,23 @@ static int kallsyms_line_matches(const char *line, size_t len, const char *name,
 	return (size_t)(symend - sym) == namelen || symend[-(long)namelen - 1] == '_';
 }
 
+/* Does any whole line of text[0, len) name the symbol?  Only lines that
+ * contain the name can: memmem finds them without splitting the others. */
+static int kallsyms_lines_have(const char *text, size_t len, const char *name, size_t namelen)
+{
+	const char *end = text + len;
+
+	for (const char *at = text; (at = memmem(at, (size_t)(end - at), name, namelen)); at++) {
+		const char *line = at, *eol = memchr(at, '\n', (size_t)(end - at));
+
+		while (line > text && line[-1] != '\n')
+			line--;
+		if (kallsyms_line_matches(line, (size_t)((eol ? eol : end) - line), name, namelen))
+			return 1;
+	}
+	return 0;
+}
+
 int procfs_kallsyms_has(int fd, const char *name)
 {
 	char buf[65536];
@@ -131,36 +148,25 @@ int procfs_kallsyms_has(int fd, const char *name)
 
 	for (;;) {
 		ssize_t got = read(fd, buf + have, sizeof(buf) - have);
-		const char *line, *end;
+		const char *end, *last_eol;
+		size_t whole;
 
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;
 		}
-		if (got == 0 && have == 0)
-			return 0;
 		end = buf + have + (size_t)got;
-		line = buf;
-		for (;;) {
-			const char *eol = memchr(line, '\n', (size_t)(end - line));
-
-			if (!eol) {
-				if (got == 0) {	/* last line without newline */
-					if (line < end && kallsyms_line_matches(line, (size_t)(end - line), name, namelen))
-						return 1;
-					return 0;
-				}
-				break;
-			}
-			if (kallsyms_line_matches(line, (size_t)(eol - line), name, namelen))
-				return 1;
-			line = eol + 1;
-		}
-		have = (size_t)(end - line);
+		if (got == 0)	/* the end: the last line may lack its newline */
+			return kallsyms_lines_have(buf, have, name, namelen);
+		last_eol = memrchr(buf, '\n', (size_t)(end - buf));
+		whole = last_eol ? (size_t)(last_eol - buf) + 1 : 0;
+		if (kallsyms_lines_have(buf, whole, name, namelen))
+			return 1;
+		have = (size_t)(end - buf) - whole;
 		if (have == sizeof(buf))	/* a line longer than the buffer: skip it */
 			have = 0;
-		memmove(buf, line, have);
+		memmove(buf, buf + whole, have);
 	}
 }
 

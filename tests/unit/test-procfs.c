@@ -1,6 +1,7 @@
 /* Unit tests: /proc/PID/stat, /proc/PID/status and /proc/kallsyms parsing. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -65,6 +66,10 @@ int main(void)
 	ok(kallsyms_text_has("0 T foo\t[mod]\n0 T __ia32_sys_pidfd_set_mempolicy\t[x]\n", "sys_pidfd_set_mempolicy") == 1,
 	   "module column ignored");
 	ok(kallsyms_text_has("", "sys_pidfd_set_mempolicy") == 0, "empty file");
+	ok(kallsyms_text_has("0 T sys_pidfd_set_mempolicy_x sys_pidfd_set_mempolicy\n0 T __x64_sys_pidfd_set_mempolicy\n",
+			     "sys_pidfd_set_mempolicy") == 1, "a line with two near names, then the name");
+	ok(kallsyms_text_has("0 T x\nsys_pidfd_set_mempolicy\n", "sys_pidfd_set_mempolicy") == 0,
+	   "the name alone on a line is no symbol line");
 
 	{
 		struct numa_maps_line l;
@@ -111,6 +116,29 @@ int main(void)
 	}
 	strcat(big, "0000000000000000 T __x64_sys_pidfd_set_mempolicy\n");
 	ok(kallsyms_text_has(big, "sys_pidfd_set_mempolicy") == 1, "found after %zu bytes", strlen(big));
+
+	/* the line split by the 64 KiB read buffer, at each offset of its name */
+	{
+		static const char target[] = "0000000000000000 T __x64_sys_pidfd_set_mempolicy\n";
+		int split_ok = 1;
+
+		for (size_t cut = 1; cut < sizeof(target) - 1; cut++) {
+			size_t pad = 65536 - cut;	/* bytes before the target line */
+
+			memset(big, 'a', pad - 1);
+			big[pad - 1] = '\n';
+			strcpy(big + pad, target);
+			if (kallsyms_text_has(big, "sys_pidfd_set_mempolicy") != 1)
+				split_ok = 0;
+		}
+		ok(split_ok, "found wherever the buffer's end cuts its line");
+	}
+	/* a line longer than the buffer is skipped, not misread */
+	memset(big, 'b', 70000);
+	strcpy(big + 70000, "sys_pidfd_set_mempolicy\n0 T y\n");
+	ok(kallsyms_text_has(big, "sys_pidfd_set_mempolicy") == 0, "an over-long line is skipped");
+	strcpy(big + 70000, "\n0 T __x64_sys_pidfd_set_mempolicy\n");
+	ok(kallsyms_text_has(big, "sys_pidfd_set_mempolicy") == 1, "found after an over-long line");
 	free(big);
 	return tap_done();
 }
