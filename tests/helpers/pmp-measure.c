@@ -6,9 +6,10 @@
  * Runs CMD (stdout and stderr untouched), waits for it, and prints on
  * stderr one line:
  *
- *   measure: wall_us=N maxrss_kb=N status=N
+ *   measure: wall_us=N user_us=N sys_us=N maxrss_kb=N status=N
  *
  * wall_us is the wall-clock time from fork to reap (CLOCK_MONOTONIC),
+ * user_us and sys_us the child's CPU time in user space and in the kernel,
  * maxrss_kb the child's peak resident set (getrusage of wait4), status the
  * exit status (128+N for a signal).  The exit status of pmp-measure is
  * CMD's.  Used by tests/bench.
@@ -59,7 +60,10 @@ int main(int argc, char **argv)
 		}
 	}
 	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	fprintf(stderr, "measure: wall_us=%lld maxrss_kb=%ld status=%d\n",
-		now_us() - start, ru.ru_maxrss, code);
+	fprintf(stderr, "measure: wall_us=%lld user_us=%lld sys_us=%lld maxrss_kb=%ld status=%d\n",
+		now_us() - start,
+		(long long)ru.ru_utime.tv_sec * 1000000LL + ru.ru_utime.tv_usec,
+		(long long)ru.ru_stime.tv_sec * 1000000LL + ru.ru_stime.tv_usec,
+		ru.ru_maxrss, code);
 	return code;
 }
