@@ -22,6 +22,7 @@ setup() {
 
 teardown() {
 	pmp_teardown
+	[ -n "${LATE_PID:-}" ] && kill -9 "$LATE_PID" 2>/dev/null
 	if [ -d "$CG" ]; then
 		while read -r p; do echo "$p" >/sys/fs/cgroup/cgroup.procs 2>/dev/null; done <"$CG/cgroup.procs"
 		rmdir "$CG" 2>/dev/null || true
@@ -145,6 +146,55 @@ every_thread_has() {
 	[ "$(task_policy "$TARGET_PID" "${tids[4]}")" = interleave:1-2 ]
 	[ "$(target_cmd "policy-thread 4")" = "mode=3 nodes=1-2" ]
 	[ "$(target_cmd ping)" = pong ]
+}
+
+# start_latecomer N: pmp-threads --latecomer N in the background, its
+# output in $BATS_TEST_TMPDIR/late.out; sets LATE_PID (the process) and
+# LATE_FD (its stdin: closing it ends the process)
+start_latecomer() {
+	local dir=$BATS_TEST_TMPDIR line
+	rm -f "$dir/late.in" "$dir/late.out"
+	mkfifo "$dir/late.in"
+	exec {LATE_FD}<>"$dir/late.in"
+	"$PMP_HELPERS/pmp-threads" --latecomer "$1" <"$dir/late.in" >"$dir/late.out" {LATE_FD}>&- &
+	for _ in $(seq 100); do
+		line=$(head -1 "$dir/late.out" 2>/dev/null) && [[ $line == "ready "* ]] && break
+		sleep 0.1
+	done
+	LATE_PID=${line#ready }
+	[ -n "$LATE_PID" ] && [ "$(ls "/proc/$LATE_PID/task" | wc -l)" -eq $(($1 + 3)) ]
+}
+
+@test "-a: a thread born during the walk from a thread not yet set is found and set" {
+	# The watcher thread, last in /proc/PID/task, ends a thread and creates
+	# the latecomer as soon as the main thread's policy changes: before the
+	# walk reaches the watcher, the latecomer inherits the old policy, and
+	# the listing in progress (which resumes at its count of threads)
+	# passes over it.  Only a look after the walk finds it.  If the walk
+	# reached the watcher first (the latecomer born with the new policy),
+	# the run proves nothing and is repeated.
+	local try won=0 tid born
+	for try in 1 2 3 4 5; do
+		start_latecomer 500
+		run --separate-stderr "$PMP" -a --interleave=0-3 -p "$LATE_PID"
+		echo "try $try: status=$status err=$stderr"
+		[ "$status" -eq 0 ] && [ -z "$stderr" ]
+		for _ in $(seq 100); do
+			read -r _ tid born < <(grep '^latecomer ' "$BATS_TEST_TMPDIR/late.out") && break
+			sleep 0.1
+		done
+		echo "try $try: latecomer tid=$tid born with mode $born"
+		[ -n "$tid" ] && [ "$tid" -gt 0 ]
+		if [ "$born" = 0 ]; then
+			won=1
+			[ "$(task_policy "$LATE_PID" "$tid")" = interleave:0-3 ]
+			[ "$(task_policy "$LATE_PID")" = interleave:0-3 ]
+		fi
+		exec {LATE_FD}>&-
+		wait "$LATE_PID" || true
+		[ "$won" = 1 ] && break
+	done
+	[ "$won" = 1 ]
 }
 
 @test "--weighted-interleave with weights 3:1:1:1: 64 MiB split 3:1:1:1 (each node within 5% of its share)" {

@@ -1,17 +1,34 @@
 /*
- * pmp-threads - a process with many idle threads, for benchmarks.
+ * pmp-threads - a process with many idle threads, for benchmarks and for
+ * the test of threads born while pidmempolicy -a walks the process.
  *
- *   pmp-threads N
+ *   pmp-threads [--latecomer] N
  *
  * Starts N threads (small stacks) that sleep in pause(), prints
  * "ready PID" on stdout, and exits when its stdin reaches end of file.
+ *
+ * --latecomer adds two threads: a doomed one, created first, and a watcher,
+ * created last (so a walk of /proc/PID/task meets it last), that watches
+ * the main thread's task policy in /proc/self/task/PID/numa_maps.  When
+ * that is no longer "default" (a walk has begun), the watcher ends the
+ * doomed thread, waits until /proc no longer lists it, and creates a
+ * thread (the latecomer), which prints "latecomer TID MODE" with the mode
+ * it inherited at birth (get_mempolicy: 0 = default, the old policy, if
+ * its creator had not yet been set), then sleeps like the others.  One
+ * thread gone and one come: a listing in progress, which resumes at its
+ * count of threads, passes over the latecomer, so only a look after the
+ * walk finds it.  The watcher watches for 60 s at most.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static void *idle(void *arg)
@@ -22,25 +39,111 @@ static void *idle(void *arg)
 	return NULL;
 }
 
+static void *latecomer(void *arg)
+{
+	int mode = -1;
+
+	(void)arg;
+	if (syscall(SYS_get_mempolicy, &mode, NULL, 0UL, NULL, 0UL) < 0)
+		mode = -1;
+	printf("latecomer %ld %d\n", (long)syscall(SYS_gettid), mode);
+	fflush(stdout);
+	return idle(NULL);
+}
+
+/* Whether the main thread's task policy, as the first line of its
+ * numa_maps shows it (the second field), is still "default". */
+static int leader_policy_is_default(const char *path)
+{
+	char buf[512], *field;
+	ssize_t len;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 1;
+	buf[len] = '\0';
+	field = strchr(buf, ' ');
+	return !field || strncmp(field + 1, "default", 7) == 0;
+}
+
+static int doom_pipe[2];
+static pthread_t doomed_thread;
+static volatile pid_t doomed_tid;
+
+static void *doomed(void *arg)
+{
+	char c;
+
+	(void)arg;
+	doomed_tid = (pid_t)syscall(SYS_gettid);
+	while (read(doom_pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static void *watcher(void *arg)
+{
+	char path[64];
+	time_t give_up = time(NULL) + 60;
+	pthread_t t;
+
+	(void)arg;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/numa_maps", (int)getpid());
+	while (leader_policy_is_default(path))
+		if (time(NULL) > give_up)
+			return idle(NULL);
+	/* one thread goes, then one comes */
+	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)doomed_tid);
+	if (write(doom_pipe[1], "x", 1) != 1 || pthread_join(doomed_thread, NULL) != 0) {
+		printf("latecomer 0 -1\n");
+		fflush(stdout);
+		return idle(NULL);
+	}
+	while (access(path, F_OK) == 0)
+		;
+	if (pthread_create(&t, NULL, latecomer, NULL) != 0) {
+		printf("latecomer 0 -1\n");
+		fflush(stdout);
+	}
+	return idle(NULL);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_attr_t attr;
+	int late = argc > 1 && strcmp(argv[1], "--latecomer") == 0;
 	char buf[64];
 	long n;
 	int err;
 
-	if (argc != 2 || (n = strtol(argv[1], NULL, 10)) < 0 || n > 100000) {
-		fprintf(stderr, "usage: pmp-threads N (0..100000)\n");
+	if (argc != 2 + late || (n = strtol(argv[1 + late], NULL, 10)) < 0 || n > 100000) {
+		fprintf(stderr, "usage: pmp-threads [--latecomer] N (0..100000)\n");
 		return 2;
 	}
 	if ((err = pthread_attr_init(&attr)) || (err = pthread_attr_setstacksize(&attr, 64 * 1024))) {
 		fprintf(stderr, "pmp-threads: pthread_attr: %s\n", strerror(err));
 		return 1;
 	}
-	for (long i = 0; i < n; i++) {
+	if (late) {
+		if (pipe(doom_pipe) < 0) {
+			fprintf(stderr, "pmp-threads: pipe: %s\n", strerror(errno));
+			return 1;
+		}
+		if ((err = pthread_create(&doomed_thread, &attr, doomed, NULL))) {
+			fprintf(stderr, "pmp-threads: the doomed thread: %s\n", strerror(err));
+			return 1;
+		}
+		while (!doomed_tid)
+			sched_yield();
+	}
+	for (long i = 0; i < n + late; i++) {
 		pthread_t t;
 
-		err = pthread_create(&t, &attr, idle, NULL);
+		err = pthread_create(&t, &attr, i < n ? idle : watcher, NULL);
 		if (err) {
 			fprintf(stderr, "pmp-threads: thread %ld: %s\n", i, strerror(err));
 			return 1;
