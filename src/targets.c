@@ -9,9 +9,6 @@
  *
  * Cost per thread: pidfd_open, one tgkill(TID, 0) probe, the caller's own
  * work, and a share of one close_range(2): pidfds are closed in batches.
- * Threads created during the walk are looked for afterwards; a second
- * listing of /proc/PID/task is made only when the thread count says one
- * may exist (a second probe per thread costs less than a listing).
  */
 #include "config.h"
 
@@ -25,7 +22,6 @@
 #include <unistd.h>
 
 #include "compat.h"
-#include "procfs.h"
 #include "sys.h"
 #include "targets.h"
 #include "text.h"
@@ -442,38 +438,6 @@ static long scan_threads(const struct task_handle *process, struct tidset *seen,
 	return fresh;
 }
 
-/* Would another pass over /proc/PID/task find a thread not yet seen?  A
- * count answers as well as a listing, for less: the process's thread count
- * (Threads: in /proc/PID/status) is read first, then every TID seen is
- * probed.  A thread alive and unseen when the count was read makes the
- * count exceed the seen threads still alive, which are all the probes can
- * find, unless a seen TID was taken meanwhile by a new thread of the same
- * process: a case a listing misses as well, since it skips TIDs seen.
- * false when it cannot tell (then the caller lists again). */
-static bool all_threads_seen(const struct task_handle *process, const struct tidset *seen,
-			     const struct thread_rules *rules)
-{
-	char path[64], buf[4096], val[32];
-	long threads, alive = 0;
-	ssize_t len;
-	char *end;
-
-	if (!rules->by_signal)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)process->pid);
-	len = sys_read_file(path, buf, sizeof(buf));
-	if (len < 0 || procfs_status_value(buf, (size_t)len, "Threads", val, sizeof(val)) < 0)
-		return false;
-	errno = 0;
-	threads = strtol(val, &end, 10);
-	if (errno || *end || threads <= 0)
-		return false;
-	for (size_t i = 0; i < seen->cap && alive <= threads; i++)
-		if (seen->slots[i] && sys_is_thread_of(process->pid, seen->slots[i]))
-			alive++;
-	return alive == threads;
-}
-
 int targets_walk(const struct pid_spec *spec, bool all_threads,
 		 task_visit_fn visit, void *arg)
 {
@@ -517,8 +481,7 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 			visit(&h, arg);
 			break;
 		}
-		if (fresh == 0 || sys_pidfd_exited(process.pidfd) != 0 ||
-		    all_threads_seen(&process, &seen, &rules))
+		if (fresh == 0 || sys_pidfd_exited(process.pidfd) != 0)
 			break;
 	}
 out:
