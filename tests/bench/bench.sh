@@ -4,7 +4,8 @@
 # 10,000 threads, as ratios within the same run.  `make bench` runs it.
 # VERSION is the kernel (6.1 by default; 6.12 for the port, where -a
 # reaches every thread).  Timings under TCG emulation are slow in absolute
-# terms; the ratios are what to read.
+# terms; the ratios are what to read.  Then host-costs.sh times the same
+# calls on the host's kernel, without emulation.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 builddir=${1:?usage: bench.sh BUILDDIR [VERSION]}
@@ -26,3 +27,6 @@ trap 'rm -f "$script"' EXIT
 	--binary="$builddir/src/pidmempolicy" --helpers-dir="$builddir/tests/helpers" \
 	--extra-bin=taskset --extra-bin=strace --extra-bin=bc \
 	--demo="$script"
+# the same calls on the host's kernel, not emulated, for comparison
+echo
+"$here/host-costs.sh" "$builddir"

@@ -10,6 +10,8 @@
  * Usage: pmp-syscost PID NR
  *   NR  the number of pidfd_set_mempolicy on the running (patched) kernel;
  *       the caller vouches for it: this instrument verifies nothing.
+ *       "none" on a kernel without it (the host): the call is not timed
+ *       and set_us reads "-".
  * Prints one line "syscost: threads=N pidfd_open_close_us=... tgkill_us=...
  * set_us=... getaffinity_us=... setaffinity_us=... listing_us=...".
  * The target's policy is left interleave:0 and its affinity unchanged.
@@ -19,6 +21,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,10 +62,12 @@ int main(int argc, char **argv)
 	unsigned long node0 = 1;
 	double t0, open_us, probe_us, get_us, set_aff_us, set_us = 0, list_us;
 	cpu_set_t cpus;
+	char set_text[32];
 	long nr;
 	int pid, n;
 
-	if (argc != 3 || (pid = atoi(argv[1])) <= 0 || (nr = atol(argv[2])) <= 0) {
+	nr = argc == 3 && strcmp(argv[2], "none") != 0 ? atol(argv[2]) : 0;
+	if (argc != 3 || (pid = atoi(argv[1])) <= 0 || (nr <= 0 && strcmp(argv[2], "none") != 0)) {
 		fprintf(stderr, "Usage: pmp-syscost PID NR\n");
 		return 2;
 	}
@@ -92,7 +97,7 @@ int main(int argc, char **argv)
 		if (sched_getaffinity(tids[i], sizeof(cpus), &cpus) == 0)
 			sched_setaffinity(tids[i], sizeof(cpus), &cpus);
 	set_aff_us = now_us() - t0 - get_us;	/* the set alone */
-	for (int b = 0; b < n; b += BATCH) {
+	for (int b = 0; nr > 0 && b < n; b += BATCH) {
 		int fds[BATCH], k = 0;
 
 		for (int i = b; i < n && i < b + BATCH; i++)
@@ -110,8 +115,9 @@ int main(int argc, char **argv)
 	if (list_threads(pid, tids) < 0)
 		return 1;
 	list_us = now_us() - t0;
-	printf("syscost: threads=%d pidfd_open_close_us=%.2f tgkill_us=%.2f set_us=%.2f "
+	snprintf(set_text, sizeof(set_text), "%.2f", set_us / n);
+	printf("syscost: threads=%d pidfd_open_close_us=%.2f tgkill_us=%.2f set_us=%s "
 	       "getaffinity_us=%.2f setaffinity_us=%.2f listing_us=%.0f\n", n, open_us / n,
-	       probe_us / n, set_us / n, get_us / n, set_aff_us / n, list_us);
+	       probe_us / n, nr > 0 ? set_text : "-", get_us / n, set_aff_us / n, list_us);
 	return 0;
 }
