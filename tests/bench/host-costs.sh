@@ -4,7 +4,8 @@
 #
 # pmp-syscost over a 10,000-thread pmp-threads target, 3 runs: pidfd_open
 # (PIDFD_THREAD) + close, the tgkill probe, sched_getaffinity and
-# sched_setaffinity, one listing of /proc/PID/task.  The host kernel has no
+# sched_setaffinity, one listing of /proc/PID/task; then the wall time of
+# `taskset -a -p f` over them (median of 5).  The host kernel has no
 # pidfd_set_mempolicy, so that call is not timed.  Needs a host kernel with
 # PIDFD_THREAD (Linux 6.9); says so and stops otherwise.
 set -euo pipefail
@@ -29,6 +30,13 @@ for run in 1 2 3; do
 		"$(field setaffinity_us "$line")" "$(awk -v u="$(field listing_us "$line")" 'BEGIN { print u / 1000 }')" \
 		"$(awk -v a="$o" -v b="$g" 'BEGIN { print a / b }')"
 done
+runs=()
+for run in 1 2 3 4 5; do
+	runs+=("$("$helpers/pmp-measure" taskset -a -p f "$pid" 2>&1 >/dev/null | sed -n 's/^measure: wall_us=\([0-9]*\) user_us=\([0-9]*\).*/\1 \2/p')")
+done
+echo
+printf '%s\n' "${runs[@]}" | sort -n | awk '{ w[NR] = $1; u[NR] = $2 } END {
+	printf "taskset -a -p f over the same threads on the host, median of %d: %.1f ms (%.1f ms in user space)\n", NR, w[3] / 1000, u[3] / 1000 }'
 tgt=$TGT_PID
 eval "exec ${TGT[1]}>&- ${TGT[0]}<&-"
 wait "$tgt" || true
