@@ -7,6 +7,8 @@
 #define PMP_COMPAT_H
 
 #include <numaif.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #ifndef MPOL_DEFAULT
@@ -58,5 +60,19 @@
 
 /* task->flags bit reported in /proc/PID/stat field 9 */
 #define PMP_PF_KTHREAD 0x00200000u
+
+/* PROCMAP_QUERY (Linux 6.11): an ioctl on /proc/PID/maps that returns the
+ * one mapping holding an address.  Named apart from <linux/fs.h>'s struct
+ * procmap_query, whose layout (104 bytes) it repeats. */
+struct pmp_procmap_query {
+	uint64_t size, query_flags, query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PMP_PROCMAP_QUERY _IOWR('f', 17, struct pmp_procmap_query)
+#define PMP_PROCMAP_VMA_READABLE 0x01
+#define PMP_PROCMAP_VMA_WRITABLE 0x02
+#define PMP_PROCMAP_VMA_EXECUTABLE 0x04
 
 #endif

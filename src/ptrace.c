@@ -695,6 +695,50 @@ static size_t mask_bytes(const struct ptrace_request *req)
 	return (req->maxnode - 1 + bits - 1) / bits * sizeof(unsigned long);
 }
 
+/* PROCMAP_QUERY: the kernel looks up the one mapping that holds addr,
+ * where the maps file lists every mapping (one per thread stack, so reading
+ * it for each thread made -a quadratic).  0 found (pq filled), -1 not
+ * (errno: ENOENT no mapping holds addr; ENOTTY before Linux 6.11). */
+static int vma_query_kernel(const struct inj *c, unsigned long addr, struct pmp_procmap_query *pq)
+{
+	char path[64];
+	int fd, r, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)c->pid, (int)c->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	memset(pq, 0, sizeof(*pq));
+	pq->size = sizeof(*pq);
+	pq->query_addr = addr;
+	r = ioctl(fd, PMP_PROCMAP_QUERY, pq);
+	err = errno;
+	close(fd);
+	errno = err;
+	if (r == 0 && (addr < pq->vma_start || addr >= pq->vma_end)) {
+		errno = EPROTO;
+		return -1;
+	}
+	return r;
+}
+
+/* Answer q through PROCMAP_QUERY.  0 answered, -1 not (the caller then
+ * reads the maps). */
+static int stack_query_kernel(const struct inj *c, struct stack_query *q)
+{
+	const uint64_t rw = PMP_PROCMAP_VMA_READABLE | PMP_PROCMAP_VMA_WRITABLE;
+	struct pmp_procmap_query pq;
+
+	if (vma_query_kernel(c, q->sp, &pq) < 0) {
+		if (errno != ENOENT)
+			return -1;
+		q->ok = false;	/* no mapping holds sp */
+		return 0;
+	}
+	q->ok = (pq.vma_flags & rw) == rw && q->low >= pq.vma_start;
+	return 0;
+}
+
 /* Copy the node mask below the red zone of the stack whose pointer is sp,
  * inside the same writable mapping, keeping the bytes it covers. */
 static int place_mask(struct inj *c, unsigned long sp)
@@ -708,7 +752,7 @@ static int place_mask(struct inj *c, unsigned long sp)
 	q.sp = sp;
 	q.low = (sp - RED_ZONE - SCRATCH_GAP - len) & ~15UL;
 	q.ok = false;
-	if (maps_walk(c, stack_vma_fn, &q) < 0)
+	if (stack_query_kernel(c, &q) < 0 && maps_walk(c, stack_vma_fn, &q) < 0)
 		return failed(c, errno, "cannot read the thread's maps");
 	if (!q.ok || q.low > sp)
 		return verdict(c, PTRACE_FAILED, EFAULT, "no writable stack below the thread's sp");
@@ -767,16 +811,46 @@ static int insn_fn(const struct vma *v, void *arg)
 	return 0;
 }
 
+/* The vDSO's mapping without reading every mapping: its address from the
+ * process's auxiliary vector (AT_SYSINFO_EHDR), its extent and rights from
+ * PROCMAP_QUERY.  0 found, -1 not (the caller then reads the maps). */
+static int vdso_vma_kernel(const struct inj *c, struct vma *v)
+{
+	unsigned long auxv[2 * 64], base = 0;
+	struct pmp_procmap_query pq;
+	char path[64];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)c->pid);
+	len = sys_read_file(path, (char *)auxv, sizeof(auxv));
+	if (len < 0)
+		return -1;
+	for (size_t i = 0; i + 1 < (size_t)len / sizeof(auxv[0]) && auxv[i] != AT_NULL; i += 2)
+		if (auxv[i] == AT_SYSINFO_EHDR)
+			base = auxv[i + 1];
+	if (!base || vma_query_kernel(c, base, &pq) < 0 || !(pq.vma_flags & PMP_PROCMAP_VMA_EXECUTABLE))
+		return -1;
+	memset(v, 0, sizeof(*v));
+	v->start = pq.vma_start;
+	v->end = pq.vma_end;
+	snprintf(v->perms, sizeof(v->perms), "r-xp");
+	snprintf(v->name, sizeof(v->name), "[vdso]");
+	return 0;
+}
+
 static int find_syscall_insn(struct inj *c, unsigned long *addr)
 {
 	struct insn_query *q = calloc(1, sizeof(*q));
+	struct vma vdso;
 	int r = -1;
 
 	if (!q)
 		return verdict(c, PTRACE_FAILED, ENOMEM, "out of memory");
 	q->c = c;
 	q->want_vdso = true;
-	if (maps_walk(c, insn_fn, q) < 0) {
+	if (vdso_vma_kernel(c, &vdso) == 0)
+		insn_fn(&vdso, q);
+	if (!q->found && maps_walk(c, insn_fn, q) < 0) {
 		failed(c, errno, "cannot read the thread's maps");
 		goto out;
 	}
