@@ -130,7 +130,7 @@ static int kallsyms_lines_have(const char *text, size_t len, const char *name, s
 {
 	const char *end = text + len;
 
-	for (const char *at = text; (at = memmem(at, (size_t)(end - at), name, namelen)); at++) {
+	for (const char *at = text; at < end && (at = memmem(at, (size_t)(end - at), name, namelen)); at++) {
 		const char *line = at, *eol = memchr(at, '\n', (size_t)(end - at));
 
 		while (line > text && line[-1] != '\n')
@@ -146,6 +146,8 @@ int procfs_kallsyms_has(int fd, const char *name)
 	char buf[65536];
 	size_t have = 0, namelen = strlen(name);
 
+	if (namelen == 0)	/* no symbol is named "" */
+		return 0;
 	for (;;) {
 		ssize_t got = read(fd, buf + have, sizeof(buf) - have);
 		const char *end, *last_eol;

@@ -27,6 +27,7 @@ int procfs_status_value(const char *buf, size_t len, const char *key, char *val,
 /* Read /proc/kallsyms-format text from fd to its end and tell whether a
  * symbol named exactly `name`, or ending in "_" + name (e.g.
  * "__x64_sys_pidfd_set_mempolicy" for "sys_pidfd_set_mempolicy"), is listed.
+ * Reading stops at the first match.  An empty name matches nothing.
  * Returns 1 if found, 0 if not, -1 on a read error (errno set). */
 int procfs_kallsyms_has(int fd, const char *name);
 

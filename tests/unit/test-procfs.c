@@ -66,6 +66,7 @@ int main(void)
 	ok(kallsyms_text_has("0 T foo\t[mod]\n0 T __ia32_sys_pidfd_set_mempolicy\t[x]\n", "sys_pidfd_set_mempolicy") == 1,
 	   "module column ignored");
 	ok(kallsyms_text_has("", "sys_pidfd_set_mempolicy") == 0, "empty file");
+	ok(kallsyms_text_has("0 T \n0 T x_\n0 T y\n", "") == 0, "an empty name matches nothing");
 	ok(kallsyms_text_has("0 T sys_pidfd_set_mempolicy_x sys_pidfd_set_mempolicy\n0 T __x64_sys_pidfd_set_mempolicy\n",
 			     "sys_pidfd_set_mempolicy") == 1, "a line with two near names, then the name");
 	ok(kallsyms_text_has("0 T x\nsys_pidfd_set_mempolicy\n", "sys_pidfd_set_mempolicy") == 0,
