@@ -14,11 +14,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compat.h"
@@ -384,58 +386,222 @@ static void open_thread(const struct task_handle *process, const struct thread_r
 	}
 }
 
-/* One pass over /proc/PID/task: visit every thread not seen before.
- * Returns the number of new threads, or -1 (errno set). */
-static long scan_threads(const struct task_handle *process, struct tidset *seen,
-			 struct thread_rules *rules, struct closer *closer,
-			 task_visit_fn visit, void *arg)
+/* ---- listing /proc/PID/task -------------------------------------------------
+ *
+ * The kernel lists a process's threads in the order of its thread list,
+ * where a new thread is always added at the end.  A directory position is
+ * an index into that list: when a read resumes by position after threads
+ * before it have exited, the list has shifted and threads are skipped.
+ *
+ * A pass is "clean" when the kernel walked the list in one go, from where
+ * the pass started to the end: one getdents64 call returned it all (the
+ * next returned nothing), and the walk did not stop early at a thread that
+ * was exiting (the last thread listed is still alive, and no position was
+ * spent on a thread that vanished after it).  After a clean pass over the
+ * whole list, and any number of clean passes after it, every thread not
+ * yet seen is newer than every thread seen, so it sits after them at the
+ * end of the list.  The next pass then reads only from a little before
+ * where the last one ended, and holds if the first thread it meets there
+ * was seen before: every thread after it is read.  After a pass that is
+ * not clean, or that does not hold, the next pass reads the whole list.
+ */
+
+/* No entry of /proc/PID/task is longer: an 8-byte-aligned dirent64 with a
+ * name of 7 digits (PID_LIMIT) takes 32 bytes. */
+#define TASK_DIRENT_MAX 32
+/* Entries re-read before the end of the last pass: that many threads
+ * already seen may exit and shift the list, and the next pass holds. */
+#define TAIL_OVERLAP 64
+#define LISTING_BUF_MIN 4096
+#define LISTING_BUF_MAX (4u << 20)
+
+struct task_listing {
+	int fd;			/* /proc/PID/task */
+	char *buf;
+	size_t cap;
+};
+
+/* What one pass found. */
+struct pass_result {
+	long fresh;		/* threads not seen before, each visited */
+	bool clean;		/* the kernel walked to the end in one go */
+	bool anchored;		/* its first thread had been seen before */
+	off_t end;		/* directory position after its last entry */
+};
+
+static int listing_open(pid_t pid, struct task_listing *l)
 {
 	char path[64];
-	struct dirent *de;
-	long fresh = 0;
-	DIR *dir;
+	struct stat st;
+	size_t want = LISTING_BUF_MIN;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)process->pid);
-	dir = opendir(path);
-	if (!dir)
+	l->buf = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	l->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (l->fd < 0)
 		return -1;
-	while ((errno = 0, de = readdir(dir))) {
+	/* the directory's link count grows by one per thread: room for them
+	 * and for some born meanwhile, so that one call reads them all */
+	if (fstat(l->fd, &st) == 0 && st.st_nlink < LISTING_BUF_MAX / TASK_DIRENT_MAX)
+		want = ((size_t)st.st_nlink + st.st_nlink / 8 + TAIL_OVERLAP) * TASK_DIRENT_MAX;
+	if (want < LISTING_BUF_MIN)
+		want = LISTING_BUF_MIN;
+	if (want > LISTING_BUF_MAX)
+		want = LISTING_BUF_MAX;
+	l->cap = want;
+	l->buf = malloc(l->cap);
+	if (!l->buf) {
+		close(l->fd);
+		l->fd = -1;
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+static void listing_close(struct task_listing *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l->buf);
+	l->fd = -1;
+	l->buf = NULL;
+}
+
+/* A larger buffer for the next pass, when this one did not fit. */
+static void listing_grow(struct task_listing *l)
+{
+	char *grown;
+
+	if (l->cap >= LISTING_BUF_MAX)
+		return;
+	grown = realloc(l->buf, l->cap * 2);
+	if (grown) {
+		l->buf = grown;
+		l->cap *= 2;
+	}
+}
+
+/* Read entries into l->buf until the end of the directory or until it is
+ * nearly full.  Returns the bytes read, or -1; *calls counts the reads
+ * that returned entries, *eof is set at the end. */
+static ssize_t listing_fill(struct task_listing *l, int *calls, bool *eof)
+{
+	size_t used = 0;
+
+	*eof = false;
+	while (l->cap - used >= TASK_DIRENT_MAX) {
+		ssize_t got = getdents64(l->fd, l->buf + used, l->cap - used);
+
+		if (got < 0)
+			return -1;
+		if (got == 0) {
+			*eof = true;
+			break;
+		}
+		(*calls)++;
+		used += (size_t)got;
+	}
+	return (ssize_t)used;
+}
+
+static pid_t tid_of_name(const char *name)
+{
+	uint64_t v;
+
+	if (parse_decimal_u64(name, strlen(name), &v) < 0 || v == 0 || v > PID_LIMIT)
+		return 0;
+	return (pid_t)v;
+}
+
+/* The last entry of a pass, to tell whether the walk reached the end. */
+struct last_entry {
+	pid_t tid;
+	off_t pos, next;	/* its position, and the position after it */
+	bool fresh, gone;
+};
+
+/* Visit every thread not seen before among the entries in buf. */
+static int visit_entries(const struct task_handle *process, struct tidset *seen,
+			 struct thread_rules *rules, struct closer *closer,
+			 const char *buf, size_t len, off_t *pos, bool *first,
+			 struct last_entry *last, struct pass_result *res,
+			 task_visit_fn visit, void *arg)
+{
+	for (size_t at = 0; at < len;) {
+		const struct dirent64 *de = (const void *)(buf + at);
 		struct task_handle h;
-		pid_t tid;
+		pid_t tid = tid_of_name(de->d_name);
+		off_t here = *pos;
 		int added;
 
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+		at += de->d_reclen;
+		*pos = de->d_off;
+		res->end = de->d_off;
+		if (!tid)
 			continue;
-		tid = (pid_t)atoi(de->d_name);
 		added = tidset_add(seen, tid);
 		if (added < 0) {
-			closedir(dir);
 			errno = ENOMEM;
 			return -1;
 		}
+		if (*first)
+			res->anchored = !added;
+		*first = false;
+		*last = (struct last_entry){ .tid = tid, .pos = here, .next = de->d_off, .fresh = added };
 		if (!added)
 			continue;
-		fresh++;
+		res->fresh++;
 		if (tid == process->pid) {
 			h = *process;	/* the leader: the process pidfd itself */
 			h.per_thread = true;
 			visit(&h, arg);
 			continue;
 		}
-		rules->taskdir = dirfd(dir);
 		open_thread(process, rules, tid, &h);
+		last->gone = h.problem == HANDLE_GONE;
 		visit(&h, arg);
 		closer_take(closer, &h);
 	}
-	if (errno) {
-		int err = errno;
+	return 0;
+}
 
-		closedir(dir);
-		errno = err;
+/* One pass over /proc/PID/task from directory position from: visit every
+ * thread not seen before.  Returns 0, or -1 (errno set). */
+static int scan_threads(const struct task_handle *process, struct tidset *seen,
+			struct thread_rules *rules, struct closer *closer,
+			struct task_listing *l, off_t from,
+			task_visit_fn visit, void *arg, struct pass_result *res)
+{
+	struct last_entry last = { 0 };
+	bool first = true, eof = false;
+	off_t pos = from;
+	int calls = 0, fills = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->end = from;
+	if (lseek(l->fd, from, SEEK_SET) < 0)
 		return -1;
+	rules->taskdir = l->fd;
+	while (!eof) {
+		ssize_t len = listing_fill(l, &calls, &eof);
+
+		if (len < 0)
+			return -1;
+		fills++;
+		if (visit_entries(process, seen, rules, closer, l->buf, (size_t)len, &pos,
+				  &first, &last, res, visit, arg) < 0)
+			return -1;
 	}
-	closedir(dir);
-	return fresh;
+	if (fills > 1)
+		listing_grow(l);
+	/* one walk, which ended because the list did: its last thread is
+	 * alive (a walk stops after a thread found exiting), no position
+	 * went to a thread that vanished before it was listed */
+	res->clean = calls == 1 && last.tid && last.next == last.pos + 1 &&
+		     (last.fresh ? !last.gone :
+		      last.tid == process->pid || is_member(rules, process->pid, last.tid));
+	return 0;
 }
 
 int targets_walk(const struct pid_spec *spec, bool all_threads,
@@ -444,7 +610,9 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 	struct tidset seen = { 0 };
 	struct task_handle process;
 	struct thread_rules rules = { .taskdir = -1 };
+	struct task_listing listing = { .fd = -1 };
 	struct closer closer;
+	off_t from = 0;
 	int ret = 0;
 
 	closer_init(&closer);
@@ -456,7 +624,7 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 	rules.thread_pidfds = sys_thread_pidfds_supported();
 	rules.by_signal = sys_null_signal_works();
 	for (int pass = 0;; pass++) {
-		long fresh;
+		struct pass_result res;
 
 		if (pass == MAX_RESCANS) {
 			struct task_handle h = process;
@@ -465,8 +633,8 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 			visit(&h, arg);
 			break;
 		}
-		fresh = scan_threads(&process, &seen, &rules, &closer, visit, arg);
-		if (fresh < 0) {
+		if ((listing.fd < 0 && listing_open(process.pid, &listing) < 0) ||
+		    scan_threads(&process, &seen, &rules, &closer, &listing, from, visit, arg, &res) < 0) {
 			struct task_handle h = process;
 			int err = errno;
 
@@ -481,10 +649,19 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 			visit(&h, arg);
 			break;
 		}
-		if (fresh == 0 || sys_pidfd_exited(process.pidfd) != 0)
+		/* done when a whole listing, or a pass over the end of the list
+		 * that holds (see above), finds no new thread */
+		if (res.fresh == 0 && (from == 0 || (res.clean && res.anchored)))
 			break;
+		if (sys_pidfd_exited(process.pidfd) != 0)
+			break;
+		if (res.clean && (from == 0 || res.anchored))
+			from = res.end - 1 - TAIL_OVERLAP > 2 ? res.end - 1 - TAIL_OVERLAP : 2;
+		else
+			from = 0;
 	}
 out:
+	listing_close(&listing);
 	closer_flush(&closer);
 	close_handle(&process);
 	free(seen.slots);

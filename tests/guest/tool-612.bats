@@ -148,21 +148,22 @@ every_thread_has() {
 	[ "$(target_cmd ping)" = pong ]
 }
 
-# start_latecomer N: pmp-threads --latecomer N in the background, its
-# output in $BATS_TEST_TMPDIR/late.out; sets LATE_PID (the process) and
-# LATE_FD (its stdin: closing it ends the process)
+# start_latecomer N [K]: pmp-threads --latecomer=K N (K is 1 by default)
+# in the background, its output in $BATS_TEST_TMPDIR/late.out; sets
+# LATE_PID (the process) and LATE_FD (its stdin: closing it ends the
+# process)
 start_latecomer() {
-	local dir=$BATS_TEST_TMPDIR line
+	local dir=$BATS_TEST_TMPDIR line k=${2:-1}
 	rm -f "$dir/late.in" "$dir/late.out"
 	mkfifo "$dir/late.in"
 	exec {LATE_FD}<>"$dir/late.in"
-	"$PMP_HELPERS/pmp-threads" --latecomer "$1" <"$dir/late.in" >"$dir/late.out" {LATE_FD}>&- &
-	for _ in $(seq 100); do
+	"$PMP_HELPERS/pmp-threads" --latecomer="$k" "$1" <"$dir/late.in" >"$dir/late.out" {LATE_FD}>&- &
+	for _ in $(seq 300); do
 		line=$(head -1 "$dir/late.out" 2>/dev/null) && [[ $line == "ready "* ]] && break
 		sleep 0.1
 	done
 	LATE_PID=${line#ready }
-	[ -n "$LATE_PID" ] && [ "$(ls "/proc/$LATE_PID/task" | wc -l)" -eq $(($1 + 3)) ]
+	[ -n "$LATE_PID" ] && [ "$(ls "/proc/$LATE_PID/task" | wc -l)" -eq $(($1 + k + 2)) ]
 }
 
 @test "-a: a thread born during the walk from a thread not yet set is found and set" {
@@ -189,6 +190,43 @@ start_latecomer() {
 			won=1
 			[ "$(task_policy "$LATE_PID" "$tid")" = interleave:0-3 ]
 			[ "$(task_policy "$LATE_PID")" = interleave:0-3 ]
+		fi
+		exec {LATE_FD}>&-
+		wait "$LATE_PID" || true
+		[ "$won" = 1 ] && break
+	done
+	[ "$won" = 1 ]
+}
+
+@test "-a: 100 threads end and 101 are born during the walk: every newcomer is found and set" {
+	# As above with 100 doomed threads and 101 latecomers, all born with
+	# the old policy while the walk sets 5,000 other threads.  After the
+	# first listing, the list has shifted by 100: a read of its end from
+	# where that listing ended, with its overlap of 64 entries, begins
+	# among the latecomers and would pass over those before; the walk must
+	# see that the first thread it meets there is new, and list again.
+	local try won=0 lines tid born
+	for try in 1 2 3 4 5; do
+		start_latecomer 5000 100
+		run --separate-stderr "$PMP" -a --interleave=0-3 -p "$LATE_PID"
+		echo "try $try: status=$status err=$stderr"
+		[ "$status" -eq 0 ] && [ -z "$stderr" ]
+		for _ in $(seq 300); do
+			lines=$(grep -c '^latecomer ' "$BATS_TEST_TMPDIR/late.out" || true)
+			[ "$lines" -ge 101 ] && break
+			sleep 0.1
+		done
+		echo "try $try: $lines latecomers, $(grep -c '^latecomer [0-9]* 0$' "$BATS_TEST_TMPDIR/late.out") born with the old policy"
+		[ "$lines" -eq 101 ]
+		! grep -q '^latecomer 0 ' "$BATS_TEST_TMPDIR/late.out"
+		if [ "$(grep -c '^latecomer [0-9]* 0$' "$BATS_TEST_TMPDIR/late.out")" -eq 101 ]; then
+			won=1
+			while read -r _ tid born; do
+				[ "$(task_policy "$LATE_PID" "$tid")" = interleave:0-3 ] || {
+					echo "latecomer $tid: $(task_policy "$LATE_PID" "$tid")"
+					false
+				}
+			done < <(grep '^latecomer ' "$BATS_TEST_TMPDIR/late.out")
 		fi
 		exec {LATE_FD}>&-
 		wait "$LATE_PID" || true

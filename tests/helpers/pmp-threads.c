@@ -2,22 +2,24 @@
  * pmp-threads - a process with many idle threads, for benchmarks and for
  * the test of threads born while pidmempolicy -a walks the process.
  *
- *   pmp-threads [--latecomer] N
+ *   pmp-threads [--latecomer[=K]] N
  *
  * Starts N threads (small stacks) that sleep in pause(), prints
  * "ready PID" on stdout, and exits when its stdin reaches end of file.
  *
- * --latecomer adds two threads: a doomed one, created first, and a watcher,
- * created last (so a walk of /proc/PID/task meets it last), that watches
- * the main thread's task policy in /proc/self/task/PID/numa_maps.  When
- * that is no longer "default" (a walk has begun), the watcher ends the
- * doomed thread, waits until /proc no longer lists it, and creates a
- * thread (the latecomer), which prints "latecomer TID MODE" with the mode
- * it inherited at birth (get_mempolicy: 0 = default, the old policy, if
- * its creator had not yet been set), then sleeps like the others.  One
- * thread gone and one come: a listing in progress, which resumes at its
- * count of threads, passes over the latecomer, so only a look after the
- * walk finds it.  The watcher watches for 60 s at most.
+ * --latecomer adds K doomed threads (1 by default, at most 1000), created
+ * first, and a watcher, created last (so a walk of /proc/PID/task meets it
+ * last), that watches the main thread's task policy in
+ * /proc/self/task/PID/numa_maps.  When that is no longer "default" (a walk
+ * has begun), the watcher ends the doomed threads, waits until /proc no
+ * longer lists them, and creates K + 1 threads (the latecomers), each of
+ * which prints "latecomer TID MODE" with the mode it inherited at birth
+ * (get_mempolicy: 0 = default, the old policy, if its creator had not yet
+ * been set), then sleeps like the others.  Threads gone and as many come
+ * (and one more): a listing in progress, which resumes at its count of
+ * threads, passes over the first latecomers, and a read of the end of the
+ * list from where the walk ended meets a latecomer first when more than
+ * its overlap of threads has gone.  The watcher watches for 60 s at most.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -70,19 +72,27 @@ static int leader_policy_is_default(const char *path)
 	return !field || strncmp(field + 1, "default", 7) == 0;
 }
 
+#define DOOMED_MAX 1000
+
 static int doom_pipe[2];
-static pthread_t doomed_thread;
-static volatile pid_t doomed_tid;
+static long ndoomed;
+static pthread_t doomed_threads[DOOMED_MAX];
+static volatile pid_t doomed_tids[DOOMED_MAX];
 
 static void *doomed(void *arg)
 {
 	char c;
 
-	(void)arg;
-	doomed_tid = (pid_t)syscall(SYS_gettid);
+	doomed_tids[(long)arg] = (pid_t)syscall(SYS_gettid);
 	while (read(doom_pipe[0], &c, 1) < 0 && errno == EINTR)
 		;
 	return NULL;
+}
+
+static void say_failed(void)
+{
+	printf("latecomer 0 -1\n");
+	fflush(stdout);
 }
 
 static void *watcher(void *arg)
@@ -96,32 +106,48 @@ static void *watcher(void *arg)
 	while (leader_policy_is_default(path))
 		if (time(NULL) > give_up)
 			return idle(NULL);
-	/* one thread goes, then one comes */
-	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)doomed_tid);
-	if (write(doom_pipe[1], "x", 1) != 1 || pthread_join(doomed_thread, NULL) != 0) {
-		printf("latecomer 0 -1\n");
-		fflush(stdout);
-		return idle(NULL);
+	/* K threads go, then K + 1 come */
+	for (long i = 0; i < ndoomed; i++)
+		if (write(doom_pipe[1], "x", 1) != 1) {
+			say_failed();
+			return idle(NULL);
+		}
+	for (long i = 0; i < ndoomed; i++) {
+		if (pthread_join(doomed_threads[i], NULL) != 0) {
+			say_failed();
+			return idle(NULL);
+		}
+		snprintf(path, sizeof(path), "/proc/self/task/%d", (int)doomed_tids[i]);
+		while (access(path, F_OK) == 0)
+			;
 	}
-	while (access(path, F_OK) == 0)
-		;
-	if (pthread_create(&t, NULL, latecomer, NULL) != 0) {
-		printf("latecomer 0 -1\n");
-		fflush(stdout);
-	}
+	for (long i = 0; i <= ndoomed; i++)
+		if (pthread_create(&t, NULL, latecomer, NULL) != 0)
+			say_failed();
 	return idle(NULL);
 }
 
 int main(int argc, char **argv)
 {
 	pthread_attr_t attr;
-	int late = argc > 1 && strcmp(argv[1], "--latecomer") == 0;
-	char buf[64];
+	int late = argc > 1 && strncmp(argv[1], "--latecomer", 11) == 0;
+	char buf[64], *end;
 	long n;
 	int err;
 
-	if (argc != 2 + late || (n = strtol(argv[1 + late], NULL, 10)) < 0 || n > 100000) {
-		fprintf(stderr, "usage: pmp-threads [--latecomer] N (0..100000)\n");
+	if (late) {
+		ndoomed = 1;
+		if (argv[1][11] == '=')
+			ndoomed = strtol(argv[1] + 12, &end, 10);
+		else if (argv[1][11] != '\0')
+			ndoomed = -1;
+		if (ndoomed < 1 || ndoomed > DOOMED_MAX || (argv[1][11] == '=' && *end)) {
+			fprintf(stderr, "usage: pmp-threads [--latecomer[=K]] N (K 1..%d)\n", DOOMED_MAX);
+			return 2;
+		}
+	}
+	if (argc != 2 + late || (n = strtol(argv[1 + late], &end, 10)) < 0 || *end || n > 100000) {
+		fprintf(stderr, "usage: pmp-threads [--latecomer[=K]] N (0..100000)\n");
 		return 2;
 	}
 	if ((err = pthread_attr_init(&attr)) || (err = pthread_attr_setstacksize(&attr, 64 * 1024))) {
@@ -133,12 +159,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "pmp-threads: pipe: %s\n", strerror(errno));
 			return 1;
 		}
-		if ((err = pthread_create(&doomed_thread, &attr, doomed, NULL))) {
-			fprintf(stderr, "pmp-threads: the doomed thread: %s\n", strerror(err));
-			return 1;
+		for (long i = 0; i < ndoomed; i++) {
+			if ((err = pthread_create(&doomed_threads[i], &attr, doomed, (void *)i))) {
+				fprintf(stderr, "pmp-threads: a doomed thread: %s\n", strerror(err));
+				return 1;
+			}
+			while (!doomed_tids[i])
+				sched_yield();
 		}
-		while (!doomed_tid)
-			sched_yield();
 	}
 	for (long i = 0; i < n + late; i++) {
 		pthread_t t;
