@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -258,9 +259,19 @@ static void inject(struct applier *a, struct task_handle *h, struct outcome *o)
 	}
 }
 
+/* Zero up to the buffers and leave those empty: clearing them (a
+ * kilobyte) was a fifth of the tool's own work per thread. */
+static void outcome_init(struct outcome *o)
+{
+	memset(o, 0, offsetof(struct outcome, allowed));
+	o->allowed[0] = o->refused[0] = o->detail[0] = '\0';
+	o->state.policy[0] = o->state.mems_allowed[0] = '\0';
+	o->state.nnodes = 0;
+}
+
 void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
 {
-	memset(o, 0, sizeof(*o));
+	outcome_init(o);
 	/* reading /proc needs no pidfd: a kernel without thread pidfds can
 	 * still show every thread */
 	if (a->action == ACTION_SHOW && h->problem == HANDLE_NO_THREAD_PIDFD) {
@@ -270,7 +281,6 @@ void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
 	/* nor does ptrace */
 	if (a->action == ACTION_SET && a->backend == BACKEND_PTRACE &&
 	    (h->problem == HANDLE_OK || h->problem == HANDLE_NO_THREAD_PIDFD)) {
-		memset(o, 0, sizeof(*o));
 		inject(a, h, o);
 		if (o->kind == OUTCOME_APPLIED && a->migrate)
 			migrate_process(a, h, o);

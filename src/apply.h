@@ -51,9 +51,6 @@ struct outcome {
 	enum outcome_kind kind;
 	enum failure_reason reason;
 	int err;		/* the errno behind it, 0 if none */
-	char allowed[128];	/* REASON_NODES_NOT_ALLOWED: target's Mems_allowed_list */
-	char refused[128];	/* REASON_NODES_NOT_ALLOWED: asked-for nodes outside it */
-	struct task_state state;	/* OUTCOME_SHOWN */
 	/* --migrate, on the process's main thread: */
 	bool migrated;		/* migrate_pages(2) was called and succeeded */
 	int migrate_err;	/* or failed with this errno */
@@ -62,7 +59,13 @@ struct outcome {
 	/* the ptrace backend: */
 	pid_t tracer;		/* REASON_ALREADY_TRACED */
 	int yama_scope;		/* REASON_TRACE_DENIED: -1 without Yama */
+	/* Buffers, last: apply_task() zeroes what comes before them and
+	 * leaves them empty, not cleared; each is written where its reason or
+	 * kind needs it, and read only then. */
+	char allowed[128];	/* REASON_NODES_NOT_ALLOWED: target's Mems_allowed_list */
+	char refused[128];	/* REASON_NODES_NOT_ALLOWED: asked-for nodes outside it */
 	char detail[96];	/* REASON_INJECTION_FAILED */
+	struct task_state state;	/* OUTCOME_SHOWN */
 };
 
 enum backend {

@@ -171,7 +171,12 @@ void sys_close_fds(int *fds, size_t n)
 {
 	size_t run;
 
-	qsort(fds, n, sizeof(*fds), compare_fds);
+	/* pidfds take the lowest free descriptors: usually in order already */
+	for (size_t i = 1; i < n; i++)
+		if (fds[i] < fds[i - 1]) {
+			qsort(fds, n, sizeof(*fds), compare_fds);
+			break;
+		}
 	for (size_t i = 0; i < n; i = run) {
 		for (run = i + 1; run < n && fds[run] == fds[run - 1] + 1; run++)
 			;

@@ -125,8 +125,14 @@ int targets_parse_pids(const char *arg, struct pid_spec **specs, size_t *n,
 
 struct tidset {
 	pid_t *slots;		/* 0 = empty */
-	size_t cap, used;
+	size_t cap, used;	/* cap: 0 or a power of two */
 };
+
+/* Slots are a power of two, so a TID's first slot is a mask away. */
+static size_t tidset_slot(pid_t tid, size_t cap)
+{
+	return (size_t)((uint32_t)tid * 2654435761u) & (cap - 1);
+}
 
 static int tidset_grow(struct tidset *s)
 {
@@ -141,7 +147,7 @@ static int tidset_grow(struct tidset *s)
 
 		if (!t)
 			continue;
-		for (j = (size_t)t * 2654435761u % cap; slots[j]; j = (j + 1) % cap)
+		for (j = tidset_slot(t, cap); slots[j]; j = (j + 1) & (cap - 1))
 			;
 		slots[j] = t;
 	}
@@ -158,7 +164,7 @@ static int tidset_add(struct tidset *s, pid_t tid)
 
 	if ((s->used + 1) * 2 > s->cap && tidset_grow(s) < 0)
 		return -1;
-	for (j = (size_t)tid * 2654435761u % s->cap; s->slots[j]; j = (j + 1) % s->cap)
+	for (j = tidset_slot(tid, s->cap); s->slots[j]; j = (j + 1) & (s->cap - 1))
 		if (s->slots[j] == tid)
 			return 0;
 	s->slots[j] = tid;
@@ -505,13 +511,19 @@ static ssize_t listing_fill(struct task_listing *l, int *calls, bool *eof)
 	return (ssize_t)used;
 }
 
+/* The TID an entry names, or 0 for "." and "..".  At most 7 digits
+ * (PID_LIMIT): no overflow to guard against. */
 static pid_t tid_of_name(const char *name)
 {
-	uint64_t v;
+	long v = 0;
+	int i;
 
-	if (parse_decimal_u64(name, strlen(name), &v) < 0 || v == 0 || v > PID_LIMIT)
-		return 0;
-	return (pid_t)v;
+	for (i = 0; name[i] >= '0' && name[i] <= '9'; i++) {
+		if (i == 7)
+			return 0;
+		v = v * 10 + (name[i] - '0');
+	}
+	return name[i] == '\0' && v <= PID_LIMIT ? (pid_t)v : 0;
 }
 
 /* The last entry of a pass, to tell whether the walk reached the end. */
