@@ -58,6 +58,50 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+/* Every TID a walk visits, in order of visit. */
+struct visited {
+	pid_t *tids;
+	size_t n, cap;
+};
+
+static void collect(struct task_handle *h, void *arg)
+{
+	struct visited *v = arg;
+
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 1024;
+		pid_t *grown = realloc(v->tids, cap * sizeof(*grown));
+
+		if (!grown)
+			abort();
+		v->tids = grown;
+		v->cap = cap;
+	}
+	v->tids[v->n++] = h->tid;
+}
+
+static int compare_tids(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* How many entries /proc/self/task lists now. */
+static size_t threads_listed(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	size_t n = 0;
+	struct dirent *de;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 static const char *parse(const char *arg, size_t *n, struct pid_spec **specs)
 {
 	static char why[256];
@@ -152,6 +196,32 @@ int main(void)
 		   !is_open(fds[5]), "sys_close_fds closes every fd it was given");
 		ok(is_open(fds[2]), "and not the one in the gap");
 		close(fds[2]);
+	}
+	{
+		/* 2,000 threads more: a listing of some 60 KiB, each visited once */
+		struct pid_spec self = { .pid = getpid() };
+		struct visited v = { 0 };
+		pthread_attr_t attr;
+		size_t dups = 0, listed;
+		int started = 0;
+
+		if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, 64 * 1024) != 0)
+			return 99;
+		for (; started < 2000; started++) {
+			pthread_t t;
+
+			if (pthread_create(&t, &attr, sleeper, NULL) != 0)
+				break;
+		}
+		listed = threads_listed();
+		ok(targets_walk(&self, true, collect, &v) == 0, "walk of %zu threads", listed);
+		qsort(v.tids, v.n, sizeof(*v.tids), compare_tids);
+		for (size_t i = 1; i < v.n; i++)
+			dups += v.tids[i] == v.tids[i - 1];
+		ok(started == 2000 && v.n == listed && dups == 0,
+		   "each of them visited once (%d started, %zu listed, %zu visits, %zu twice)",
+		   started, listed, v.n, dups);
+		free(v.tids);
 	}
 	{
 		struct pid_spec gone = { .pid = 4194304 };
