@@ -134,11 +134,17 @@ static size_t tidset_slot(pid_t tid, size_t cap)
 	return (size_t)((uint32_t)tid * 2654435761u) & (cap - 1);
 }
 
-static int tidset_grow(struct tidset *s)
+/* Room for n TIDs at most half full, in a power of two of slots. */
+static int tidset_reserve(struct tidset *s, size_t n)
 {
-	size_t cap = s->cap ? s->cap * 2 : 256;
-	pid_t *slots = calloc(cap, sizeof(*slots));
+	size_t cap = s->cap ? s->cap : 256;
+	pid_t *slots;
 
+	while (cap / 2 < n)
+		cap *= 2;
+	if (cap == s->cap)
+		return 0;
+	slots = calloc(cap, sizeof(*slots));
 	if (!slots)
 		return -1;
 	for (size_t i = 0; i < s->cap; i++) {
@@ -162,7 +168,7 @@ static int tidset_add(struct tidset *s, pid_t tid)
 {
 	size_t j;
 
-	if ((s->used + 1) * 2 > s->cap && tidset_grow(s) < 0)
+	if ((s->used + 1) * 2 > s->cap && tidset_reserve(s, s->cap ? s->cap : 1) < 0)
 		return -1;
 	for (j = tidset_slot(tid, s->cap); s->slots[j]; j = (j + 1) & (s->cap - 1))
 		if (s->slots[j] == tid)
@@ -425,6 +431,7 @@ struct task_listing {
 	int fd;			/* /proc/PID/task */
 	char *buf;
 	size_t cap;
+	size_t threads;		/* how many it had when opened, as far as known */
 };
 
 /* What one pass found. */
@@ -442,14 +449,17 @@ static int listing_open(pid_t pid, struct task_listing *l)
 	size_t want = LISTING_BUF_MIN;
 
 	l->buf = NULL;
+	l->threads = 0;
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	l->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (l->fd < 0)
 		return -1;
 	/* the directory's link count grows by one per thread: room for them
 	 * and for some born meanwhile, so that one call reads them all */
-	if (fstat(l->fd, &st) == 0 && st.st_nlink < LISTING_BUF_MAX / TASK_DIRENT_MAX)
-		want = ((size_t)st.st_nlink + st.st_nlink / 8 + TAIL_OVERLAP) * TASK_DIRENT_MAX;
+	if (fstat(l->fd, &st) == 0 && st.st_nlink < LISTING_BUF_MAX / TASK_DIRENT_MAX) {
+		l->threads = (size_t)st.st_nlink;
+		want = (l->threads + l->threads / 8 + TAIL_OVERLAP) * TASK_DIRENT_MAX;
+	}
 	if (want < LISTING_BUF_MIN)
 		want = LISTING_BUF_MIN;
 	if (want > LISTING_BUF_MAX)
@@ -645,7 +655,8 @@ int targets_walk(const struct pid_spec *spec, bool all_threads,
 			visit(&h, arg);
 			break;
 		}
-		if ((listing.fd < 0 && listing_open(process.pid, &listing) < 0) ||
+		if ((listing.fd < 0 && (listing_open(process.pid, &listing) < 0 ||
+					tidset_reserve(&seen, listing.threads) < 0)) ||
 		    scan_threads(&process, &seen, &rules, &closer, &listing, from, visit, arg, &res) < 0) {
 			struct task_handle h = process;
 			int err = errno;
