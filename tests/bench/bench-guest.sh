@@ -12,7 +12,7 @@
 # thread (pmp-syscost).  Prints Markdown tables and key=value lines.
 set -euo pipefail
 
-RUNS=${BENCH_RUNS:-5}
+RUNS=${BENCH_RUNS:-9}
 SIZES=${BENCH_SIZES:-"1 100 1000 10000"}
 # The ptrace backend asks the kernel for one mapping per thread on Linux
 # 6.11+ (PROCMAP_QUERY); before, it reads every mapping: O(n^2) in all.
