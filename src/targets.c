@@ -424,7 +424,7 @@ static void open_thread(const struct task_handle *process, const struct thread_r
 /* Entries re-read before the end of the last pass: that many threads
  * already seen may exit and shift the list, and the next pass holds. */
 #define TAIL_OVERLAP 64
-#define LISTING_BUF_MIN 4096
+#define LISTING_BUF_MIN 32768		/* as glibc's readdir */
 #define LISTING_BUF_MAX (4u << 20)
 
 struct task_listing {
