@@ -28,6 +28,10 @@
 
 #define KALLSYMS_PATH "/proc/kallsyms"
 #define SYSCALL_SYMBOL "sys_pidfd_set_mempolicy"
+#define TRACEFS_EVENT "/sys/kernel/tracing/events/syscalls/sys_enter_pidfd_set_mempolicy"
+#ifndef TRACEFS_MAGIC
+#define TRACEFS_MAGIC 0x74726163
+#endif
 
 static int parse_nr(const char *s, long *out)
 {
@@ -63,9 +67,28 @@ static void choose_number(struct setter *s, const char *env_nr)
 #endif
 }
 
+/* A kernel built with syscall tracepoints (FTRACE_SYSCALLS, as
+ * distributions build theirs) makes an event for each syscall of its
+ * syscall table, and none for a function that is not in it.  Where tracefs
+ * is mounted, one statfs finds it; /proc/kallsyms, read up to the
+ * syscall's line, costs the kernel some 10 ms on a distribution kernel.
+ * Only a real tracefs counts: anything else mounted there is ignored. */
+static bool tracefs_names_syscall(void)
+{
+	struct statfs st;
+
+	return statfs(TRACEFS_EVENT, &st) == 0 && (unsigned long)st.f_type == TRACEFS_MAGIC;
+}
+
 static int kernel_names_syscall(struct setter *s)
 {
 	int fd, found;
+
+	if (tracefs_names_syscall()) {
+		s->named_by = "tracefs";
+		return 0;
+	}
+	s->named_by = KALLSYMS_PATH;
 
 	fd = open(KALLSYMS_PATH, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -109,6 +132,7 @@ static int probe_answers_like_setter(struct setter *s)
 int sys_setter_resolve(struct setter *s, const char *env_nr)
 {
 	s->verified = false;
+	s->named_by = NULL;
 	s->why[0] = '\0';
 	choose_number(s, env_nr);
 	if (env_nr && s->nr < 0) {

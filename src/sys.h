@@ -13,16 +13,18 @@
 struct setter {
 	long nr;		/* syscall number, -1 when none is known */
 	const char *source;	/* where nr came from, for messages */
+	const char *named_by;	/* what showed the kernel has the syscall */
 	bool verified;		/* the running kernel provides it at nr */
 	char why[200];		/* when not verified: why not */
 };
 
 /* Choose the number (environment PIDMEMPOLICY_SYSCALL_NR, the kernel headers,
  * the configured number) and verify that the running kernel provides
- * pidfd_set_mempolicy at it: /proc/kallsyms must name the syscall, and only
- * then two harmless probes must answer as only this syscall does
- * (flags != 0 -> EINVAL; a bad pidfd -> EBADF).  No number is called before
- * the kallsyms check passes.  Returns 0 when verified, else -1 with why set. */
+ * pidfd_set_mempolicy at it: the kernel must name the syscall (its
+ * tracepoint in tracefs, else /proc/kallsyms), and only then two harmless
+ * probes must answer as only this syscall does (flags != 0 -> EINVAL; a bad
+ * pidfd -> EBADF).  No number is called before the kernel names the
+ * syscall.  Returns 0 when verified, else -1 with why set. */
 int sys_setter_resolve(struct setter *s, const char *env_nr);
 
 /* pidfd_open(2); returns the fd or -1 with errno. */
@@ -45,7 +47,7 @@ bool sys_is_thread_of(pid_t pid, pid_t tid);
  * every thread, which would read as yes). */
 bool sys_null_signal_works(void);
 
-/* Close every fd in fds (order not kept: the array is sorted), with one
+/* Close every fd in fds (the array may be sorted), with one
  * close_range(2) per run of consecutive numbers, else close(2) each. */
 void sys_close_fds(int *fds, size_t n);
 

@@ -11,9 +11,19 @@ bats_require_minimum_version 1.5.0
 PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
 NOT_PROVIDED="pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): /proc/kallsyms names no sys_pidfd_set_mempolicy (--backend=ptrace works without it)"
 
+TRACEFS=/sys/kernel/tracing
+
 setup() {
 	[ "$PMP_KERNEL_VARIANT" = stock ] || { echo "this file is for the stock kernel" >&2; return 1; }
 	[[ $(uname -r) == 6.12.* ]] || { echo "this file is for Linux 6.12" >&2; return 1; }
+}
+
+teardown() {
+	while grep -q " $TRACEFS " /proc/mounts && ! grep -q " $TRACEFS tracefs " /proc/mounts; do
+		umount "$TRACEFS" || break
+	done
+	grep -q " $TRACEFS tracefs " /proc/mounts || mount -t tracefs tracefs "$TRACEFS"
+	pmp_teardown
 }
 
 @test "stock 6.12: syscall 451 really is cachestat (kallsyms, and it answers like cachestat)" {
@@ -61,6 +71,24 @@ setup() {
 	for t in $(ls "/proc/$TARGET_PID/task"); do
 		[ "$(task_policy "$TARGET_PID" "$t")" = default ]
 	done
+}
+
+@test "stock 6.12: tracefs is mounted and has syscall events, none for pidfd_set_mempolicy" {
+	grep -q " $TRACEFS tracefs " /proc/mounts
+	[ -d "$TRACEFS/events/syscalls/sys_enter_cachestat" ]
+	[ ! -e "$TRACEFS/events/syscalls/sys_enter_pidfd_set_mempolicy" ]
+}
+
+@test "stock 6.12: a tmpfs at /sys/kernel/tracing with the event's directory: still exit 2, 451 never called" {
+	umount "$TRACEFS"
+	mount -t tmpfs tmpfs "$TRACEFS"
+	mkdir -p "$TRACEFS/events/syscalls/sys_enter_pidfd_set_mempolicy"
+	target_start
+	PIDMEMPOLICY_SYSCALL_NR=451 run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status err=$stderr"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "$NOT_PROVIDED" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
 }
 
 @test "stock 6.12: PIDMEMPOLICY_SYSCALL_NR=463 (the port's number): exit 2, 463 never called" {

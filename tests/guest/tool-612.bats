@@ -4,7 +4,9 @@
 # address single threads, so -a sets EVERY thread for real (issue #4).
 # The port puts the syscall at 463 (setxattrat in mainline 6.13+): the tool is
 # told the number at run time (PIDMEMPOLICY_SYSCALL_NR) and verifies it as on
-# 6.1 (kallsyms + probes); nothing in the tool knows about this kernel.
+# 6.1 (the kernel names the syscall, then the probes); nothing in the tool
+# knows about this kernel.  This kernel has syscall tracepoints, so the name
+# comes from tracefs (on 6.1, built without, from /proc/kallsyms).
 
 load lib
 bats_require_minimum_version 1.5.0
@@ -20,7 +22,25 @@ setup() {
 	export PIDMEMPOLICY_SYSCALL_NR
 }
 
+TRACEFS=/sys/kernel/tracing
+EVENT=$TRACEFS/events/syscalls/sys_enter_pidfd_set_mempolicy
+
+# put tracefs back where the init mounted it, whatever a test left there
+tracefs_restore() {
+	while grep -q " $TRACEFS " /proc/mounts && ! grep -q " $TRACEFS tracefs " /proc/mounts; do
+		umount "$TRACEFS" || break
+	done
+	grep -q " $TRACEFS tracefs " /proc/mounts || mount -t tracefs tracefs "$TRACEFS"
+}
+
+# traced_run ARGS...: run the tool under strace (file and statfs calls
+# into $BATS_TEST_TMPDIR/trace), as `run --separate-stderr` does
+traced_run() {
+	run --separate-stderr strace -f -qq -e trace=open,openat,statfs -o "$BATS_TEST_TMPDIR/trace" "$PMP" "$@"
+}
+
 teardown() {
+	tracefs_restore
 	pmp_teardown
 	[ -n "${LATE_PID:-}" ] && kill -9 "$LATE_PID" 2>/dev/null
 	if [ -d "$CG" ]; then
@@ -49,16 +69,48 @@ every_thread_has() {
 	[ "$bad" = 0 ] && [ "$n" -gt 0 ]
 }
 
-@test "6.12: the tool verifies syscall 463 (kallsyms + probes) and sets" {
+@test "6.12: the tool verifies syscall 463 (tracefs + probes) and sets, without reading /proc/kallsyms" {
 	grep -Eq ' (__x64_)?sys_pidfd_set_mempolicy$' /proc/kallsyms
+	grep -q " $TRACEFS tracefs " /proc/mounts
+	[ -d "$EVENT" ]
 	target_start
-	run --separate-stderr "$PMP" -v --interleave=0-3 -p "$TARGET_PID"
+	traced_run -v --interleave=0-3 -p "$TARGET_PID"
 	echo "status=$status out=$output err=$stderr"
+	cat "$BATS_TEST_TMPDIR/trace"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to interleave:0-3" ]
 	[ "$(task_policy "$TARGET_PID")" = interleave:0-3 ]
 	[ "$(target_cmd policy)" = "mode=3 nodes=0-3" ]
+	grep -q "statfs(\"$EVENT\", .*) = 0" "$BATS_TEST_TMPDIR/trace"
+	! grep -q kallsyms "$BATS_TEST_TMPDIR/trace"
+}
+
+@test "6.12: tracefs not mounted: /proc/kallsyms names the syscall, and it is set" {
+	umount "$TRACEFS"
+	target_start
+	traced_run --interleave=1-2 -p "$TARGET_PID"
+	echo "status=$status err=$stderr"
+	cat "$BATS_TEST_TMPDIR/trace"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(task_policy "$TARGET_PID")" = interleave:1-2 ]
+	grep -q 'open.*"/proc/kallsyms".* = [0-9]' "$BATS_TEST_TMPDIR/trace"
+}
+
+@test "6.12: a tmpfs mounted where tracefs goes, with the event's directory, is not believed" {
+	umount "$TRACEFS"
+	mount -t tmpfs tmpfs "$TRACEFS"
+	mkdir -p "$EVENT"
+	target_start
+	traced_run --interleave=0-1 -p "$TARGET_PID"
+	echo "status=$status err=$stderr"
+	cat "$BATS_TEST_TMPDIR/trace"
+	[ "$status" -eq 0 ]
+	[ "$(task_policy "$TARGET_PID")" = interleave:0-1 ]
+	# the directory was found, its filesystem refused, /proc/kallsyms read
+	grep -q "statfs(\"$EVENT\", .*) = 0" "$BATS_TEST_TMPDIR/trace"
+	grep -q 'open.*"/proc/kallsyms".* = [0-9]' "$BATS_TEST_TMPDIR/trace"
 }
 
 @test "6.12: told 451 (cachestat here), the probes refuse it: exit 2, nothing set" {
