@@ -9,7 +9,9 @@
 # thread (strace -f, one line a call); its peak RSS; with RLIMIT_NOFILE
 # 1024, whether it ran out of descriptors; the ptrace backend's cost per
 # thread; and, to explain the ratio, what each call costs the kernel per
-# thread (pmp-syscost).  Prints Markdown tables and key=value lines.
+# thread (pmp-syscost).  Where tracefs is mounted (the tool then names the
+# syscall through it), the tool's times again with tracefs unmounted (it
+# then reads /proc/kallsyms).  Prints Markdown tables and key=value lines.
 set -euo pipefail
 
 RUNS=${BENCH_RUNS:-9}
@@ -23,6 +25,10 @@ else
 	PTRACE_MAX=${BENCH_PTRACE_MAX:-1000}
 fi
 ulimit -n 1024
+TRACEFS=/sys/kernel/tracing
+TRACEFS_MOUNTED=0
+grep -q " $TRACEFS tracefs " /proc/mounts && TRACEFS_MOUNTED=1
+kallsyms_rows=()
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
@@ -57,6 +63,18 @@ for n in $SIZES; do
 	done
 	t=$(printf '%s\n' "${tool[@]}" | median)
 	p=$(printf '%s\n' "${peer[@]}" | median)
+	# where tracefs names the syscall, the same runs with it unmounted, so
+	# that the tool reads /proc/kallsyms instead
+	if [ "$TRACEFS_MOUNTED" = 1 ]; then
+		umount "$TRACEFS"
+		ks=()
+		for ((r = 0; r < RUNS; r++)); do
+			ks+=("$(measure pidmempolicy -a --interleave=all -p "$pid")")
+		done
+		mount -t tracefs tracefs "$TRACEFS"
+		k=$(printf '%s\n' "${ks[@]}" | median)
+		kallsyms_rows+=("$n $k $p")
+	fi
 	# syscalls: total over the run, and the fixed part (a 1-thread target's).
 	# One strace line per call: strace -c leaves out numbers it cannot
 	# name, such as a patch's pidfd_set_mempolicy ("syscall_0x1cf").
@@ -83,6 +101,18 @@ for n in $SIZES; do
 	eval "exec ${TGT[1]}>&- ${TGT[0]}<&-"
 	wait "$tgt" || true
 done
+if [ "$TRACEFS_MOUNTED" = 1 ]; then
+	echo
+	echo "The tool named the syscall through tracefs above; the same, with tracefs unmounted (through /proc/kallsyms):"
+	echo
+	echo "| threads | pidmempolicy -a (ms) | taskset -a -p (ms) | ratio |"
+	echo "|---:|---:|---:|---:|"
+	for row in "${kallsyms_rows[@]}"; do
+		set -- $row
+		printf '| %d | %.1f | %.1f | %.2f |\n' "$1" "$(awk -v v="$2" 'BEGIN { print v / 1000 }')" \
+			"$(awk -v v="$3" 'BEGIN { print v / 1000 }')" "$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.2f", a / b }')"
+	done
+fi
 echo
 echo "Kernel cost per thread (us, pmp-syscost: each call in a loop over the target's threads) and one listing of /proc/PID/task:"
 echo
@@ -96,4 +126,16 @@ for c in "${costs[@]}"; do
 		"$(field_of setaffinity_us "$line")" "$(awk -v u="$(field_of listing_us "$line")" 'BEGIN { print u / 1000 }')"
 done
 echo
-echo "start-up, one PID of one thread: pidmempolicy $(measure pidmempolicy --interleave=0 -p $$) us, taskset -p $(measure taskset -p 1 $$) us (single runs)"
+startup() {
+	local v=() r
+	for ((r = 0; r < RUNS; r++)); do
+		v+=("$(measure "$@")")
+	done
+	printf '%s\n' "${v[@]}" | median
+}
+echo "start-up, one PID of one thread, medians: pidmempolicy $(startup pidmempolicy --interleave=0 -p $$) us, taskset -p $(startup taskset -p 1 $$) us"
+if [ "$TRACEFS_MOUNTED" = 1 ]; then
+	umount "$TRACEFS"
+	echo "start-up through /proc/kallsyms (tracefs unmounted): pidmempolicy $(startup pidmempolicy --interleave=0 -p $$) us"
+	mount -t tracefs tracefs "$TRACEFS"
+fi
