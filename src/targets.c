@@ -617,10 +617,11 @@ static int scan_threads(const struct task_handle *process, struct tidset *seen,
 	}
 	if (fills > 1)
 		listing_grow(l);
-	/* one walk, which ended because the list did: its last thread is
-	 * alive (a walk stops after a thread found exiting), no position
-	 * went to a thread that vanished before it was listed */
-	res->clean = calls == 1 && last.tid && last.next == last.pos + 1 &&
+	/* one walk, which ended because the list did: not for want of room
+	 * (it fit in one fill, with room left for the read that found the
+	 * end), its last thread is alive (a walk stops after a thread found
+	 * exiting), no position went to a thread that vanished unlisted */
+	res->clean = calls == 1 && fills == 1 && last.tid && last.next == last.pos + 1 &&
 		     (last.fresh ? !last.gone :
 		      last.tid == process->pid || is_member(rules, process->pid, last.tid));
 	return 0;
