@@ -80,6 +80,26 @@ static void collect(struct task_handle *h, void *arg)
 	v->tids[v->n++] = h->tid;
 }
 
+/* collect, and at the first visit start spawn_more threads: more than
+ * the listing buffer, sized from the count before, can take in one read */
+static int spawn_more;
+
+static void collect_and_spawn(struct task_handle *h, void *arg)
+{
+	pthread_attr_t attr;
+
+	collect(h, arg);
+	if (!spawn_more || pthread_attr_init(&attr) != 0 ||
+	    pthread_attr_setstacksize(&attr, 64 * 1024) != 0)
+		return;
+	for (; spawn_more > 0; spawn_more--) {
+		pthread_t t;
+
+		if (pthread_create(&t, &attr, sleeper, NULL) != 0)
+			abort();
+	}
+}
+
 static int compare_tids(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
@@ -221,6 +241,21 @@ int main(void)
 		ok(started == 2000 && v.n == listed && dups == 0,
 		   "each of them visited once (%d started, %zu listed, %zu visits, %zu twice)",
 		   started, listed, v.n, dups);
+		free(v.tids);
+
+		/* 6,000 born during the first pass: the reads of the end of
+		 * the list, and then the whole list, no longer fit the buffer */
+		memset(&v, 0, sizeof(v));
+		spawn_more = 6000;
+		ok(targets_walk(&self, true, collect_and_spawn, &v) == 0, "walk of threads multiplying");
+		listed = threads_listed();
+		qsort(v.tids, v.n, sizeof(*v.tids), compare_tids);
+		dups = 0;
+		for (size_t i = 1; i < v.n; i++)
+			dups += v.tids[i] == v.tids[i - 1];
+		ok(spawn_more == 0 && v.n == listed && dups == 0,
+		   "each old and new thread visited once (%zu listed, %zu visits, %zu twice)",
+		   listed, v.n, dups);
 		free(v.tids);
 	}
 	{
