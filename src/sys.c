@@ -84,12 +84,8 @@ static int kernel_names_syscall(struct setter *s)
 {
 	int fd, found;
 
-	if (tracefs_names_syscall()) {
-		s->named_by = "tracefs";
+	if (tracefs_names_syscall())
 		return 0;
-	}
-	s->named_by = KALLSYMS_PATH;
-
 	fd = open(KALLSYMS_PATH, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(s->why, sizeof(s->why), "cannot read %s to verify it: %s",
@@ -132,7 +128,6 @@ static int probe_answers_like_setter(struct setter *s)
 int sys_setter_resolve(struct setter *s, const char *env_nr)
 {
 	s->verified = false;
-	s->named_by = NULL;
 	s->why[0] = '\0';
 	choose_number(s, env_nr);
 	if (env_nr && s->nr < 0) {

@@ -13,7 +13,6 @@
 struct setter {
 	long nr;		/* syscall number, -1 when none is known */
 	const char *source;	/* where nr came from, for messages */
-	const char *named_by;	/* what showed the kernel has the syscall */
 	bool verified;		/* the running kernel provides it at nr */
 	char why[200];		/* when not verified: why not */
 };
