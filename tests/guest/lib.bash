@@ -210,6 +210,18 @@ teardown() {
 	pmp_teardown
 }
 
+# Where the init mounts tracefs (kernels with tracing: the 6.12 ones).
+TRACEFS=/sys/kernel/tracing
+
+# tracefs_restore: put tracefs back at $TRACEFS, whatever a test mounted
+# over it or unmounted
+tracefs_restore() {
+	while grep -q " $TRACEFS " /proc/mounts && ! grep -q " $TRACEFS tracefs " /proc/mounts; do
+		umount "$TRACEFS" || break
+	done
+	grep -q " $TRACEFS tracefs " /proc/mounts || mount -t tracefs tracefs "$TRACEFS"
+}
+
 node_count() {
 	local n=0 d
 	for d in /sys/devices/system/node/node[0-9]*; do

@@ -11,18 +11,13 @@ bats_require_minimum_version 1.5.0
 PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
 NOT_PROVIDED="pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): /proc/kallsyms names no sys_pidfd_set_mempolicy (--backend=ptrace works without it)"
 
-TRACEFS=/sys/kernel/tracing
-
 setup() {
 	[ "$PMP_KERNEL_VARIANT" = stock ] || { echo "this file is for the stock kernel" >&2; return 1; }
 	[[ $(uname -r) == 6.12.* ]] || { echo "this file is for Linux 6.12" >&2; return 1; }
 }
 
 teardown() {
-	while grep -q " $TRACEFS " /proc/mounts && ! grep -q " $TRACEFS tracefs " /proc/mounts; do
-		umount "$TRACEFS" || break
-	done
-	grep -q " $TRACEFS tracefs " /proc/mounts || mount -t tracefs tracefs "$TRACEFS"
+	tracefs_restore
 	pmp_teardown
 }
 

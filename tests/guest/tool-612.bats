@@ -22,16 +22,7 @@ setup() {
 	export PIDMEMPOLICY_SYSCALL_NR
 }
 
-TRACEFS=/sys/kernel/tracing
 EVENT=$TRACEFS/events/syscalls/sys_enter_pidfd_set_mempolicy
-
-# put tracefs back where the init mounted it, whatever a test left there
-tracefs_restore() {
-	while grep -q " $TRACEFS " /proc/mounts && ! grep -q " $TRACEFS tracefs " /proc/mounts; do
-		umount "$TRACEFS" || break
-	done
-	grep -q " $TRACEFS tracefs " /proc/mounts || mount -t tracefs tracefs "$TRACEFS"
-}
 
 # traced_run ARGS...: run the tool under strace (file and statfs calls
 # into $BATS_TEST_TMPDIR/trace), as `run --separate-stderr` does.  An
