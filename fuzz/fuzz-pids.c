@@ -1,5 +1,5 @@
 /*
- * fuzz-pids.c - libFuzzer target for targets_parse_pids ("PID",
+ * fuzz-pids.c - libFuzzer target for options_parse_pids ("PID",
  * "PID:INODE", comma lists; NUL-terminated like a command-line argument)
  * and text_printable (the echo of user input in messages) with output
  * buffers of several sizes.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "targets.h"
+#include "options.h"
 #include "text.h"
 #include "fuzz-common.h"
 
@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t before = n;
 
 		why[0] = '\0';
-		if (targets_parse_pids(arg, &specs, &n, why, sizeof(why)) == 0) {
+		if (options_parse_pids(arg, &specs, &n, why, sizeof(why)) == 0) {
 			FUZZ_ASSERT(n == before + commas + 1);
 			for (size_t i = before; i < n; i++) {
 				FUZZ_ASSERT(specs[i].pid >= 1 && specs[i].pid <= 4194304);

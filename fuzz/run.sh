@@ -96,7 +96,7 @@ build() { # target, suffix, extra flags
 	case $t in
 	procfs) set -- "$@" "$srcdir/fuzz/fuzz-procfs.c" "$S/procfs.c" -Wl,--wrap=read ;;
 	nodes) set -- "$@" "$srcdir/fuzz/fuzz-nodes.c" "$S/nodes.c" "$S/policy.c" "$S/text.c" -lnuma -ldl ;;
-	pids) set -- "$@" "$srcdir/fuzz/fuzz-pids.c" "$S/targets.c" "$S/sys.c" "$S/procfs.c" "$S/text.c" ;;
+	pids) set -- "$@" "$srcdir/fuzz/fuzz-pids.c" "$S/options.c" "$S/text.c" ;;
 	esac
 	# shellcheck disable=SC2086
 	$CC $CFLAGS_FUZZ "$@" -o "$out" 2>"$builddir/logs/build-$t.log" || {

@@ -19,42 +19,31 @@
 #include "ptrace.h"
 #include "procfs.h"
 
-static enum failure_reason reason_of_problem(enum handle_problem p)
+/* The one rule for how a failure counts: a thread found by -a that has
+ * exited meanwhile is gone, not failed. */
+static void fail(struct outcome *o, const struct task_handle *h, enum failure f, int err)
 {
-	switch (p) {
-	case HANDLE_NO_SUCH_PROCESS: return REASON_NO_SUCH_PROCESS;
-	case HANDLE_NOT_A_PROCESS:   return REASON_NOT_A_PROCESS;
-	case HANDLE_CANNOT_PIN:      return REASON_CANNOT_PIN;
-	case HANDLE_INODE_MISMATCH:  return REASON_INODE_MISMATCH;
-	case HANDLE_GONE:            return REASON_EXITED;
-	case HANDLE_NO_THREAD_PIDFD: return REASON_NO_THREAD_PIDFD;
-	case HANDLE_UNSETTLED:       return REASON_UNSETTLED;
-	case HANDLE_OPEN_FAILED:     return REASON_ERRNO;
-	case HANDLE_PROC_HIDDEN:     return REASON_PROC_HIDDEN;
-	case HANDLE_OK:              break;
-	}
-	return REASON_NONE;
+	o->kind = h->per_thread && failure_is_gone(f) ? OUTCOME_GONE : OUTCOME_FAILED;
+	o->failure = f;
+	o->detail.err = err;
 }
 
 /* Would the target's cpuset leave none of the nodes?  The kernel
  * intersects them with the target's Mems_allowed (after remapping them for
  * --relative, which so never comes out empty) and refuses an empty result. */
-static bool cpuset_refuses(const struct applier *a, struct task_handle *h,
-			   struct outcome *o)
+static bool cpuset_refuses(struct applier *a, struct task_handle *h, struct outcome *o)
 {
-	char path[64], buf[4096], why[256];
 	struct bitmask *allowed = NULL, *refused = NULL;
+	struct proc_status st;
 	bool refuses = false;
-	ssize_t len;
+	char why[256];
 
 	if (!a->policy->nodes || (a->policy->flags & MPOL_F_RELATIVE_NODES))
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)h->pid, (int)h->tid);
-	len = sys_read_file(path, buf, sizeof(buf));
-	if (len < 0 || procfs_status_value(buf, (size_t)len, "Mems_allowed_list",
-					   o->allowed, sizeof(o->allowed)) < 0)
+	if (procfs_task_status(h->pid, h->tid, &st) < 0 || !st.mems_allowed[0])
 		return false;
-	if (nodes_parse(o->allowed, &allowed, why, sizeof(why)) < 0)
+	snprintf(a->allowed, sizeof(a->allowed), "%s", st.mems_allowed);
+	if (nodes_parse(a->allowed, &allowed, why, sizeof(why)) < 0)
 		return false;
 	refused = numa_allocate_nodemask();
 	if (!refused)
@@ -64,7 +53,11 @@ static bool cpuset_refuses(const struct applier *a, struct task_handle *h,
 		    (n >= allowed->size || !numa_bitmask_isbitset(allowed, n)))
 			numa_bitmask_setbit(refused, n);
 	refuses = nodes_count(refused) == nodes_count(a->policy->nodes) &&
-		  nodes_format(refused, o->refused, sizeof(o->refused)) == 0;
+		  nodes_format(refused, a->refused, sizeof(a->refused)) == 0;
+	if (refuses) {
+		o->detail.allowed = a->allowed;
+		o->detail.refused = a->refused;
+	}
 out:
 	if (refused)
 		numa_bitmask_free(refused);
@@ -72,9 +65,6 @@ out:
 	return refuses;
 }
 
-/* --dry-run: foresee the refusals that can be foreseen without the call
- * (kernel thread, missing CAP_SYS_NICE, nodes outside the target's cpuset);
- * the ptrace access check can only be known by the kernel. */
 /* Whether the caller lacks CAP_SYS_NICE, asked of libcap once per run:
  * its capabilities do not change while it runs. */
 static bool caller_lacks_sys_nice(struct applier *a)
@@ -86,62 +76,52 @@ static bool caller_lacks_sys_nice(struct applier *a)
 	return a->have_sys_nice == 0;
 }
 
+/* --dry-run: foresee the refusals that can be foreseen without the call
+ * (kernel thread, missing CAP_SYS_NICE, nodes outside the target's cpuset);
+ * the ptrace access check can only be known by the kernel. */
 static void foresee_refusal(struct applier *a, struct task_handle *h,
 			    struct outcome *o)
 {
-	o->kind = OUTCOME_FAILED;
 	if (targets_task_stat(h)->flags & PMP_PF_KTHREAD)
-		o->reason = REASON_KERNEL_THREAD;
+		fail(o, h, FAIL_KERNEL_THREAD, 0);
 	else if (caller_lacks_sys_nice(a))
-		o->reason = REASON_NEEDS_CAP;
+		fail(o, h, FAIL_NEEDS_CAP, 0);
 	else if (cpuset_refuses(a, h, o))
-		o->reason = REASON_NODES_NOT_ALLOWED;
+		fail(o, h, FAIL_NODES_NOT_ALLOWED, 0);
 	else
 		o->kind = OUTCOME_WOULD_APPLY;
 }
 
-static void explain_read_failure(struct task_handle *h, int err, struct outcome *o)
-{
-	o->kind = OUTCOME_FAILED;
-	o->err = err;
-	o->reason = REASON_ERRNO;
-	if ((err == ENOENT || err == EACCES) && targets_alive(h)) {
-		o->reason = REASON_PROC_HIDDEN;
-	} else if (err == ENOENT || err == ESRCH) {
-		o->kind = h->per_thread ? OUTCOME_GONE : OUTCOME_FAILED;
-		o->reason = REASON_EXITED;
-	}
-}
-
+/* The kernel (or the thread itself, through ptrace) refused the policy
+ * with err: say why in the terms an admin can act on. */
 static void explain_refusal(struct applier *a, struct task_handle *h,
 			    int err, struct outcome *o)
 {
-	o->kind = OUTCOME_FAILED;
-	o->err = err;
-	o->reason = REASON_ERRNO;
+	enum failure f = FAIL_ERRNO;
+
 	switch (err) {
 	case ESRCH:
-		o->kind = h->per_thread ? OUTCOME_GONE : OUTCOME_FAILED;
-		o->reason = REASON_EXITED;
+		f = FAIL_EXITED;
 		break;
 	case EPERM:
 		if (targets_task_stat(h)->flags & PMP_PF_KTHREAD)
-			o->reason = REASON_KERNEL_THREAD;
+			f = FAIL_KERNEL_THREAD;
 		else if (caller_lacks_sys_nice(a))
-			o->reason = REASON_NEEDS_CAP;
+			f = FAIL_NEEDS_CAP;
 		else
-			o->reason = REASON_PTRACE_DENIED;
+			f = FAIL_ACCESS_DENIED;
 		break;
 	case EACCES:
-		o->reason = REASON_PTRACE_DENIED;
+		f = FAIL_ACCESS_DENIED;
 		break;
 	case EINVAL:
 		if (cpuset_refuses(a, h, o))
-			o->reason = REASON_NODES_NOT_ALLOWED;
+			f = FAIL_NODES_NOT_ALLOWED;
 		break;
 	default:
 		break;
 	}
+	fail(o, h, f, err);
 }
 
 /* --show: the thread's policy and allowed nodes, its process's pages
@@ -151,17 +131,18 @@ static void read_state(struct applier *a, struct task_handle *h, struct outcome 
 	if (a->pages_of != h->pid) {
 		a->pages_of = 0;
 		if (inspect_process_pages(h->pid, &a->pages) < 0) {
-			explain_read_failure(h, errno, o);
+			fail(o, h, targets_proc_failure(h, errno), errno);
 			return;
 		}
 		a->pages_of = h->pid;
 	}
-	if (inspect_thread(h->pid, h->tid, &o->state) < 0) {
-		explain_read_failure(h, errno, o);
+	if (inspect_thread(h->pid, h->tid, &a->shown) < 0) {
+		fail(o, h, targets_proc_failure(h, errno), errno);
 		return;
 	}
-	memcpy(o->state.pages, a->pages.pages, sizeof(o->state.pages));
-	o->state.nnodes = a->pages.nnodes;
+	memcpy(a->shown.pages, a->pages.pages, sizeof(a->shown.pages));
+	a->shown.nnodes = a->pages.nnodes;
+	o->state = &a->shown;
 	o->kind = OUTCOME_SHOWN;
 }
 
@@ -169,7 +150,7 @@ static void read_state(struct applier *a, struct task_handle *h, struct outcome 
  * migrate_pages(2) from every other node to them.  Done on the main
  * thread's handle, while its pidfd is held and alive, so the PID still
  * names the process that was confirmed. */
-static void migrate_process(const struct applier *a, struct task_handle *h, struct outcome *o)
+static void migrate_process(const struct applier *a, struct task_handle *h, struct migration *m)
 {
 	struct bitmask *from;
 	long r;
@@ -178,30 +159,45 @@ static void migrate_process(const struct applier *a, struct task_handle *h, stru
 		return;
 	from = numa_allocate_nodemask();
 	if (!from) {
-		o->migrate_err = ENOMEM;
+		m->err = ENOMEM;
 		return;
 	}
 	for (unsigned int n = 0; n < numa_nodes_ptr->size && n < from->size; n++)
 		if (numa_bitmask_isbitset(numa_nodes_ptr, n) && !numa_bitmask_isbitset(a->policy->nodes, n))
 			numa_bitmask_setbit(from, n);
 	if (nodes_count(from) == 0) {
-		o->nothing_to_move = true;
+		m->nothing_to_move = true;
 	} else if (sys_pidfd_exited(h->pidfd) != 0) {
-		o->migrate_err = ESRCH;
+		m->err = ESRCH;
 	} else {
 		r = numa_migrate_pages(h->pid, from, a->policy->nodes);
 		if (r < 0) {
-			o->migrate_err = errno;
+			m->err = errno;
 		} else {
-			o->migrated = true;
-			o->not_moved = r;
+			m->moved = true;
+			m->not_moved = r;
 		}
 	}
 	numa_bitmask_free(from);
 }
 
+/* --migrate-only: the pages move, no policy is set. */
+static void migrate_only(struct applier *a, struct task_handle *h, struct outcome *o)
+{
+	int err;
+
+	migrate_process(a, h, &o->migration);
+	err = o->migration.err;
+	if (!err)
+		o->kind = OUTCOME_APPLIED;
+	else if (err == EPERM)
+		fail(o, h, caller_lacks_sys_nice(a) ? FAIL_NEEDS_CAP : FAIL_ACCESS_DENIED, err);
+	else
+		fail(o, h, err == ESRCH ? FAIL_EXITED : FAIL_ERRNO, err);
+}
+
 /* The ptrace backend: the thread calls set_mempolicy(2) itself. */
-static void inject(struct applier *a, struct task_handle *h, struct outcome *o)
+static void set_by_ptrace(struct applier *a, struct task_handle *h, struct outcome *o)
 {
 	struct ptrace_request req = {
 		.mode = a->policy->mode | (int)a->policy->flags,
@@ -211,85 +207,51 @@ static void inject(struct applier *a, struct task_handle *h, struct outcome *o)
 	};
 	struct ptrace_result res;
 
-	ptrace_set_thread_policy(h->pid, h->tid, &req, &res);
-	o->kind = OUTCOME_FAILED;
-	o->err = res.err;
-	switch (res.verdict) {
-	case PTRACE_SET:
-		o->kind = OUTCOME_APPLIED;
-		o->err = 0;
-		break;
-	case PTRACE_CALL_FAILED:	/* the same errors as the syscall's, from the thread itself */
-		explain_refusal(a, h, res.err, o);
-		break;
-	case PTRACE_PROC_HIDDEN:
-		o->reason = REASON_PROC_HIDDEN;
-		break;
-	case PTRACE_GONE:
-	case PTRACE_ZOMBIE:
-		o->kind = h->per_thread ? OUTCOME_GONE : OUTCOME_FAILED;
-		o->reason = REASON_EXITED;
-		o->err = ESRCH;
-		break;
-	case PTRACE_DENIED:
-		o->reason = REASON_TRACE_DENIED;
-		o->yama_scope = res.yama_scope;
-		break;
-	case PTRACE_ALREADY_TRACED:
-		o->reason = REASON_ALREADY_TRACED;
-		o->tracer = res.tracer;
-		break;
-	case PTRACE_SECCOMP:
-		o->reason = REASON_SECCOMP;
-		break;
-	case PTRACE_COMPAT_TASK:
-		o->reason = REASON_COMPAT_TASK;
-		break;
-	case PTRACE_KERNEL_THREAD:
-		o->reason = REASON_KERNEL_THREAD;
-		o->err = EPERM;
-		break;
-	case PTRACE_UNSUPPORTED:
-		o->reason = REASON_PTRACE_UNSUPPORTED;
-		break;
-	case PTRACE_FAILED:
-		o->reason = REASON_INJECTION_FAILED;
-		snprintf(o->detail, sizeof(o->detail), "%s", res.detail);
-		break;
+	ptrace_set_thread_policy(h, &req, &res);
+	if (res.failure == FAIL_NONE) {
+		/* the call ran in the thread: the syscall's errors, from itself */
+		if (res.err)
+			explain_refusal(a, h, res.err, o);
+		else
+			o->kind = OUTCOME_APPLIED;
+		return;
 	}
+	o->detail.tracer = res.tracer;
+	o->detail.yama_scope = res.yama_scope;
+	snprintf(a->injection, sizeof(a->injection), "%s", res.detail);
+	o->detail.text = a->injection;
+	fail(o, h, res.failure, res.err);
 }
 
-/* Zero up to the buffers and leave those empty: clearing them (a
- * kilobyte) was a fifth of the tool's own work per thread. */
-static void outcome_init(struct outcome *o)
+/* The syscall backend: pidfd_set_mempolicy(2) on the handle's pidfd. */
+static void set_by_syscall(struct applier *a, struct task_handle *h, struct outcome *o)
 {
-	memset(o, 0, offsetof(struct outcome, allowed));
-	o->allowed[0] = o->refused[0] = o->detail[0] = '\0';
-	o->state.policy[0] = o->state.mems_allowed[0] = '\0';
-	o->state.nnodes = 0;
+	if (sys_pidfd_set_mempolicy(a->setter, h->pidfd, a->policy->mode | (int)a->policy->flags,
+				    policy_mask_words(a->policy), policy_maxnode(a->policy)) < 0)
+		explain_refusal(a, h, errno, o);
+	else
+		o->kind = OUTCOME_APPLIED;
 }
 
 void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
 {
-	outcome_init(o);
+	*o = (struct outcome){ .detail.yama_scope = -1 };
 	/* reading /proc needs no pidfd: a kernel without thread pidfds can
 	 * still show every thread */
-	if (a->action == ACTION_SHOW && h->problem == HANDLE_NO_THREAD_PIDFD) {
+	if (a->action == ACTION_SHOW && h->problem == FAIL_NO_THREAD_PIDFD) {
 		read_state(a, h, o);
 		return;
 	}
 	/* nor does ptrace */
 	if (a->action == ACTION_SET && a->backend == BACKEND_PTRACE &&
-	    (h->problem == HANDLE_OK || h->problem == HANDLE_NO_THREAD_PIDFD)) {
-		inject(a, h, o);
+	    (h->problem == FAIL_NONE || h->problem == FAIL_NO_THREAD_PIDFD)) {
+		set_by_ptrace(a, h, o);
 		if (o->kind == OUTCOME_APPLIED && a->migrate)
-			migrate_process(a, h, o);
+			migrate_process(a, h, &o->migration);
 		return;
 	}
-	if (h->problem != HANDLE_OK) {
-		o->reason = reason_of_problem(h->problem);
-		o->err = h->err ? h->err : (h->problem == HANDLE_GONE ? ESRCH : 0);
-		o->kind = (h->problem == HANDLE_GONE && h->per_thread) ? OUTCOME_GONE : OUTCOME_FAILED;
+	if (h->problem != FAIL_NONE) {
+		fail(o, h, h->problem, h->err);
 		return;
 	}
 	switch (a->action) {
@@ -300,24 +262,12 @@ void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
 		foresee_refusal(a, h, o);
 		return;
 	case ACTION_MIGRATE:
-		migrate_process(a, h, o);
-		o->kind = o->migrate_err ? OUTCOME_FAILED : OUTCOME_APPLIED;
-		o->err = o->migrate_err;
-		o->reason = REASON_ERRNO;
-		if (o->migrate_err == EPERM)
-			o->reason = caller_lacks_sys_nice(a) ? REASON_NEEDS_CAP : REASON_PTRACE_DENIED;
-		else if (o->migrate_err == ESRCH)
-			o->reason = REASON_EXITED;
+		migrate_only(a, h, o);
 		return;
 	case ACTION_SET:
 		break;
 	}
-	if (sys_pidfd_set_mempolicy(a->setter, h->pidfd, a->policy->mode | (int)a->policy->flags,
-				    policy_mask_words(a->policy), policy_maxnode(a->policy)) < 0) {
-		explain_refusal(a, h, errno, o);
-		return;
-	}
-	o->kind = OUTCOME_APPLIED;
-	if (a->migrate)
-		migrate_process(a, h, o);
+	set_by_syscall(a, h, o);
+	if (o->kind == OUTCOME_APPLIED && a->migrate)
+		migrate_process(a, h, &o->migration);
 }

@@ -1,7 +1,9 @@
 /*
- * apply.h - one task handle in, one outcome out.  The outcome carries what
- * is needed to explain a failure (the target's allowed nodes, whether it is
- * a kernel thread, whether the caller had CAP_SYS_NICE); it prints nothing.
+ * apply.h - one task handle in, one outcome out, through the backend the
+ * run chose.  The outcome says what happened in the one failure
+ * vocabulary (failure.h), with what is needed to explain a refusal (the
+ * target's allowed nodes, whether it is a kernel thread, whether the
+ * caller had CAP_SYS_NICE); it prints nothing.
  */
 #ifndef PMP_APPLY_H
 #define PMP_APPLY_H
@@ -10,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "failure.h"
 #include "inspect.h"
 #include "policy.h"
 #include "sys.h"
@@ -23,49 +26,22 @@ enum outcome_kind {
 	OUTCOME_SHOWN,		/* --show: state holds what the task has now */
 };
 
-enum failure_reason {
-	REASON_NONE,
-	REASON_NO_SUCH_PROCESS,
-	REASON_NOT_A_PROCESS,
-	REASON_CANNOT_PIN,
-	REASON_INODE_MISMATCH,
-	REASON_EXITED,
-	REASON_NO_THREAD_PIDFD,
-	REASON_UNSETTLED,
-	REASON_NEEDS_CAP,
-	REASON_KERNEL_THREAD,
-	REASON_PTRACE_DENIED,
-	REASON_NODES_NOT_ALLOWED,
-	REASON_ERRNO,
-	REASON_PROC_HIDDEN,	/* alive, but /proc hides it from the caller */
-	/* the ptrace backend's own reasons */
-	REASON_TRACE_DENIED,
-	REASON_ALREADY_TRACED,
-	REASON_SECCOMP,
-	REASON_COMPAT_TASK,
-	REASON_PTRACE_UNSUPPORTED,
-	REASON_INJECTION_FAILED,
-};
-
-struct outcome {
-	enum outcome_kind kind;
-	enum failure_reason reason;
-	int err;		/* the errno behind it, 0 if none */
-	/* --migrate, on the process's main thread: */
-	bool migrated;		/* migrate_pages(2) was called and succeeded */
-	int migrate_err;	/* or failed with this errno */
+/* --migrate and --migrate-only, on the process's main thread. */
+struct migration {
+	bool moved;		/* migrate_pages(2) was called and succeeded */
+	int err;		/* or failed with this errno */
 	long not_moved;		/* pages it could not move */
 	bool nothing_to_move;	/* the policy's nodes cover every node */
-	/* the ptrace backend: */
-	pid_t tracer;		/* REASON_ALREADY_TRACED */
-	int yama_scope;		/* REASON_TRACE_DENIED: -1 without Yama */
-	/* Buffers, last: apply_task() zeroes what comes before them and
-	 * leaves them empty, not cleared; each is written where its reason or
-	 * kind needs it, and read only then. */
-	char allowed[128];	/* REASON_NODES_NOT_ALLOWED: target's Mems_allowed_list */
-	char refused[128];	/* REASON_NODES_NOT_ALLOWED: asked-for nodes outside it */
-	char detail[96];	/* REASON_INJECTION_FAILED */
-	struct task_state state;	/* OUTCOME_SHOWN */
+};
+
+/* What became of one task.  Its texts point into the applier's buffers
+ * and are valid until the applier's next task. */
+struct outcome {
+	enum outcome_kind kind;
+	enum failure failure;		/* OUTCOME_FAILED and OUTCOME_GONE: why */
+	struct failure_detail detail;	/* what the failure's message needs */
+	struct migration migration;
+	const struct task_state *state;	/* OUTCOME_SHOWN: what the task has now */
 };
 
 enum backend {
@@ -91,6 +67,11 @@ struct applier {
 	int have_sys_nice;
 	pid_t pages_of;			/* ACTION_SHOW: process whose pages are in pages */
 	struct task_state pages;
+	/* what the outcome of the task in hand points to */
+	struct task_state shown;
+	char allowed[128];		/* the target's Mems_allowed_list */
+	char refused[128];		/* asked-for nodes outside it */
+	char injection[96];		/* where an injection failed */
 };
 
 void apply_task(struct applier *a, struct task_handle *h, struct outcome *o);

@@ -12,27 +12,24 @@
 
 #include "inspect.h"
 #include "procfs.h"
-#include "sys.h"
 
 int inspect_thread(pid_t pid, pid_t tid, struct task_state *st)
 {
 	char path[96], buf[4096];
 	struct numa_maps_line line;
+	struct proc_status status;
 	const char *eol;
 	ssize_t len;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	len = sys_read_file(path, buf, sizeof(buf));
-	if (len < 0)
+	if (procfs_task_status(pid, tid, &status) < 0)
 		return -1;
-	if (procfs_status_value(buf, (size_t)len, "Mems_allowed_list", st->mems_allowed,
-				sizeof(st->mems_allowed)) < 0)
-		strcpy(st->mems_allowed, "?");
+	snprintf(st->mems_allowed, sizeof(st->mems_allowed), "%s",
+		 status.mems_allowed[0] ? status.mems_allowed : "?");
 
 	/* numa_maps is generated as it is read: one small read walks only the
 	 * first mappings. */
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/numa_maps", (int)pid, (int)tid);
-	len = sys_read_file(path, buf, sizeof(buf));
+	len = procfs_read_file(path, buf, sizeof(buf));
 	if (len < 0)
 		return -1;
 	eol = memchr(buf, '\n', (size_t)len);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "apply.h"
+#include "cgroup.h"
 #include "nodes.h"
 #include "options.h"
 #include "policy.h"
@@ -97,7 +98,7 @@ int main(int argc, char **argv)
 	options_parse(argc, argv, &req);
 	action = action_of(&req);
 
-	if (req.cgroup && !targets_is_cgroup(req.cgroup)) {
+	if (req.cgroup && !cgroup_is_dir(req.cgroup)) {
 		fprintf(stderr, "pidmempolicy: %s is not a cgroup v2 directory (no readable cgroup.procs)\n",
 			req.cgroup);
 		goto out;
@@ -142,7 +143,7 @@ int main(int argc, char **argv)
 			report_failure(&run.report, what);
 		}
 	}
-	if (req.cgroup && targets_walk_cgroup(req.cgroup, all_threads, on_task, &run) < 0) {
+	if (req.cgroup && cgroup_walk(req.cgroup, all_threads, on_task, &run) < 0) {
 		char what[4200];
 
 		snprintf(what, sizeof(what), "cannot list the processes of cgroup %s: %s",

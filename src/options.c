@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <argp.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +72,100 @@ static const struct argp_option option_table[] = {
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
+/* ---- PIDs as typed: "PID", "PID:INODE", comma lists ---------------------- */
+
+/* The kernel's PID_MAX_LIMIT (4M); no PID can be larger. */
+#define PID_LIMIT 4194304L
+
+static int parse_decimal_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_one_pid(const char *s, size_t len, struct pid_spec *spec, char *why, size_t whylen)
+{
+	const char *colon = memchr(s, ':', len);
+	size_t pidlen = colon ? (size_t)(colon - s) : len;
+	char shown[80];
+	uint64_t v;
+
+	memset(spec, 0, sizeof(*spec));
+	if (parse_decimal_u64(s, pidlen, &v) < 0 || v == 0 || v > PID_LIMIT) {
+		snprintf(why, whylen, "invalid PID '%s': expected a number from 1 to %ld",
+			 text_printable(s, pidlen, shown, sizeof(shown)), PID_LIMIT);
+		return -1;
+	}
+	spec->pid = (pid_t)v;
+	if (colon) {
+		size_t inolen = len - pidlen - 1;
+
+		if (parse_decimal_u64(colon + 1, inolen, &v) < 0 || v == 0) {
+			snprintf(why, whylen, "invalid PID:INODE '%s': the inode must be a positive number",
+				 text_printable(s, len, shown, sizeof(shown)));
+			return -1;
+		}
+		spec->pinned = true;
+		spec->inode = v;
+	}
+	return 0;
+}
+
+int options_parse_pids(const char *arg, struct pid_spec **specs, size_t *n,
+		       char *why, size_t whylen)
+{
+	size_t count = 1, added = 0;
+	struct pid_spec *grown;
+	const char *p = arg;
+
+	for (const char *c = arg; *c; c++)
+		if (*c == ',')
+			count++;
+	if (count > SIZE_MAX / sizeof(**specs) - *n) {
+		snprintf(why, whylen, "too many PIDs");
+		return -1;
+	}
+	grown = realloc(*specs, (*n + count) * sizeof(**specs));
+	if (!grown) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	*specs = grown;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len == 0) {
+			char shown[80];
+
+			snprintf(why, whylen, "empty PID in list '%s'",
+				 text_printable(arg, (size_t)-1, shown, sizeof(shown)));
+			return -1;
+		}
+		if (parse_one_pid(p, len, &grown[*n + added], why, whylen) < 0)
+			return -1;
+		added++;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	*n += added;
+	return 0;
+}
+
+/* ---- the options ----------------------------------------------------- */
+
 static void set_mode(struct argp_state *state, int mode, const char *option, const char *nodes)
 {
 	struct request *req = state->input;
@@ -88,7 +184,7 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'p':
-		if (targets_parse_pids(arg, &req->pids, &req->npids, why, sizeof(why)) < 0)
+		if (options_parse_pids(arg, &req->pids, &req->npids, why, sizeof(why)) < 0)
 			argp_error(state, "%s", why);
 		break;
 	case 'a':

@@ -36,6 +36,11 @@ struct request {
 	bool allow_seccomp;		/* --allow-seccomp */
 };
 
+/* Parse "PID", "PID:INODE" or a comma list of them, appending to *specs.
+ * Returns 0, or -1 with one sentence in why (nothing appended). */
+int options_parse_pids(const char *arg, struct pid_spec **specs, size_t *n,
+		       char *why, size_t whylen);
+
 /* Fill req from argv; exits with status 1 on a usage error. */
 void options_parse(int argc, char **argv, struct request *req);
 

@@ -1,11 +1,13 @@
 /*
- * procfs.c - pure parsers for /proc text.  Every function here either takes
- * a buffer or a descriptor it is handed, and tolerates any byte sequence:
- * these parsers are fuzzed.
+ * procfs.c - /proc text: pure parsers, which take a buffer or a descriptor
+ * they are handed and tolerate any byte sequence (they are fuzzed), and
+ * the readers that open one file each and hand it to them.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -277,5 +279,91 @@ int procfs_parse_numa_maps_line(const char *line, size_t len, struct numa_maps_l
 		if (node + 1 > out->max_node)
 			out->max_node = (unsigned int)node + 1;
 	}
+	return 0;
+}
+
+/* ---- readers ---------------------------------------------------------- */
+
+ssize_t procfs_read_file(const char *path, char *buf, size_t len)
+{
+	size_t have = 0;
+	int fd;
+
+	if (len == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (have < len - 1) {
+		ssize_t got = read(fd, buf + have, len - 1 - have);
+
+		if (got < 0) {
+			int saved = errno;
+
+			if (saved == EINTR)
+				continue;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		if (got == 0)
+			break;
+		have += (size_t)got;
+	}
+	buf[have] = '\0';
+	close(fd);
+	return (ssize_t)have;
+}
+
+int procfs_task_stat(pid_t pid, pid_t tid, struct proc_stat *st)
+{
+	char path[64], buf[1024];
+	ssize_t len;
+
+	if (tid == pid)
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	len = procfs_read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		return -1;
+	if (procfs_parse_stat(buf, (size_t)len, st) < 0) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+static long status_number(const char *buf, size_t len, const char *key, long absent)
+{
+	char val[32], *end;
+	long v;
+
+	if (procfs_status_value(buf, len, key, val, sizeof(val)) < 0)
+		return absent;
+	v = strtol(val, &end, 10);
+	return end == val ? absent : v;
+}
+
+int procfs_task_status(pid_t pid, pid_t tid, struct proc_status *st)
+{
+	char path[64], buf[4096];
+	ssize_t len;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	len = procfs_read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		return -1;
+	st->tgid = (pid_t)status_number(buf, (size_t)len, "Tgid", 0);
+	st->tracer = (pid_t)status_number(buf, (size_t)len, "TracerPid", 0);
+	st->seccomp = (int)status_number(buf, (size_t)len, "Seccomp", -1);
+	if (procfs_status_value(buf, (size_t)len, "Mems_allowed_list", st->mems_allowed,
+				sizeof(st->mems_allowed)) < 0)
+		st->mems_allowed[0] = '\0';
 	return 0;
 }

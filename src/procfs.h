@@ -1,13 +1,16 @@
 /*
- * procfs.h - pure parsers for the kernel's text files the tool reads:
- * /proc/PID/stat, /proc/PID/status, /proc/kallsyms.  They work on buffers
- * or on descriptors they are handed; they open nothing themselves.
+ * procfs.h - the one accessor for the kernel's text files the tool reads:
+ * /proc/PID/stat, /proc/PID/status, numa_maps, /proc/kallsyms.  The
+ * parsers work on buffers or descriptors they are handed (and are fuzzed);
+ * the readers below them open one file each and hand it to a parser.
+ * Every read of a task's stat or status goes through here.
  */
 #ifndef PMP_PROCFS_H
 #define PMP_PROCFS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct proc_stat {
 	char comm[64];		/* task name, as in the parentheses */
@@ -42,5 +45,30 @@ struct numa_maps_line {
 
 /* Parse one line (without or with its newline).  Returns 0 or -1. */
 int procfs_parse_numa_maps_line(const char *line, size_t len, struct numa_maps_line *out);
+
+/* ---- readers ---------------------------------------------------------- */
+
+/* Read a small file (under /proc or /sys) into buf, NUL-terminated.
+ * Returns the length, or -1 with errno. */
+ssize_t procfs_read_file(const char *path, char *buf, size_t len);
+
+/* The stat of task tid of process pid: /proc/PID/stat for the leader
+ * (tid == pid), else /proc/PID/task/TID/stat.  0, or -1 with errno
+ * (EPROTO: unparsable). */
+int procfs_task_stat(pid_t pid, pid_t tid, struct proc_stat *st);
+
+/* The fields of /proc/.../status the tool uses.  A field /proc did not
+ * print keeps the value given here (0, -1 for seccomp, "" for text). */
+struct proc_status {
+	pid_t tgid;		/* Tgid: the process the task belongs to */
+	pid_t tracer;		/* TracerPid */
+	int seccomp;		/* Seccomp: 0 none, 1 strict, 2 filter; -1 unknown */
+	char mems_allowed[128];	/* Mems_allowed_list */
+};
+
+/* The status of task tid of process pid (/proc/PID/task/TID/status), or
+ * with pid 0 of the task tid whatever its process (/proc/TID/status).
+ * 0, or -1 with errno. */
+int procfs_task_status(pid_t pid, pid_t tid, struct proc_status *st);
 
 #endif

@@ -7,7 +7,7 @@
  *
  * x86_64 and aarch64 are implemented (what differs between them is in the
  * two "architecture" sections); on any other architecture the entry point
- * answers PTRACE_UNSUPPORTED and nothing else is compiled.
+ * answers FAIL_ARCH_UNSUPPORTED and nothing else is compiled.
  */
 #include "config.h"
 
@@ -19,35 +19,15 @@
 
 #include "ptrace.h"
 
-const char *ptrace_verdict_name(enum ptrace_verdict v)
-{
-	switch (v) {
-	case PTRACE_SET:		return "set";
-	case PTRACE_CALL_FAILED:	return "call-failed";
-	case PTRACE_GONE:		return "gone";
-	case PTRACE_DENIED:		return "denied";
-	case PTRACE_ALREADY_TRACED:	return "already-traced";
-	case PTRACE_SECCOMP:		return "seccomp";
-	case PTRACE_COMPAT_TASK:	return "compat-task";
-	case PTRACE_ZOMBIE:		return "zombie";
-	case PTRACE_PROC_HIDDEN:	return "proc-hidden";
-	case PTRACE_KERNEL_THREAD:	return "kernel-thread";
-	case PTRACE_UNSUPPORTED:	return "unsupported";
-	case PTRACE_FAILED:		return "failed";
-	}
-	return "?";
-}
-
 #if !defined(__x86_64__) && !defined(__aarch64__)
 
-void ptrace_set_thread_policy(pid_t pid, pid_t tid, const struct ptrace_request *req,
+void ptrace_set_thread_policy(const struct task_handle *h, const struct ptrace_request *req,
 			      struct ptrace_result *res)
 {
-	(void)pid;
-	(void)tid;
+	(void)h;
 	(void)req;
 	memset(res, 0, sizeof(*res));
-	res->verdict = PTRACE_UNSUPPORTED;
+	res->failure = FAIL_ARCH_UNSUPPORTED;
 	res->yama_scope = -1;
 	snprintf(res->detail, sizeof(res->detail), "the ptrace backend supports x86_64 and aarch64 only");
 }
@@ -171,6 +151,7 @@ typedef struct user_regs_struct regs_t;
 /* One injection: everything known about the thread and what must be put
  * back when it is released. */
 struct inj {
+	const struct task_handle *h;
 	pid_t pid, tid;
 	const struct ptrace_request *req;
 	struct ptrace_result *res;
@@ -194,9 +175,9 @@ struct inj {
 
 /* ---- results ------------------------------------------------------------ */
 
-static int verdict(struct inj *c, enum ptrace_verdict v, int err, const char *detail)
+static int verdict(struct inj *c, enum failure f, int err, const char *detail)
 {
-	c->res->verdict = v;
+	c->res->failure = f;
 	c->res->err = err;
 	snprintf(c->res->detail, sizeof(c->res->detail), "%s", detail ? detail : "");
 	return -1;
@@ -205,8 +186,8 @@ static int verdict(struct inj *c, enum ptrace_verdict v, int err, const char *de
 static int failed(struct inj *c, int err, const char *what)
 {
 	if (err == ESRCH)
-		return verdict(c, PTRACE_GONE, 0, NULL);
-	return verdict(c, PTRACE_FAILED, err, what);
+		return verdict(c, FAIL_EXITED, ESRCH, NULL);
+	return verdict(c, FAIL_INJECTION, err, what);
 }
 
 static int read_yama_scope(void)
@@ -215,7 +196,7 @@ static int read_yama_scope(void)
 	char *end;
 	long v;
 
-	if (sys_read_file("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) < 0)
+	if (procfs_read_file("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) < 0)
 		return -1;
 	v = strtol(buf, &end, 10);
 	if (end == buf || v < 0 || v > 3)
@@ -226,39 +207,20 @@ static int read_yama_scope(void)
 /* ---- what /proc says ----------------------------------------------------- */
 
 struct thread_info {
-	char state;
-	unsigned long flags;
-	pid_t tracer;
-	int seccomp;		/* 0 none, 1 strict, 2 filter, -1 unknown */
+	struct proc_stat stat;
+	struct proc_status status;
 };
 
 static int read_thread_info(const struct inj *c, struct thread_info *ti)
 {
-	char path[64], buf[4096], val[32];
-	struct proc_stat st;
-	ssize_t len;
+	if (procfs_task_stat(c->pid, c->tid, &ti->stat) < 0)
+		return -1;
+	return procfs_task_status(c->pid, c->tid, &ti->status);
+}
 
-	memset(ti, 0, sizeof(*ti));
-	ti->seccomp = -1;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)c->pid, (int)c->tid);
-	len = sys_read_file(path, buf, sizeof(buf));
-	if (len < 0)
-		return -1;
-	if (procfs_parse_stat(buf, (size_t)len, &st) < 0) {
-		errno = EPROTO;
-		return -1;
-	}
-	ti->state = st.state;
-	ti->flags = st.flags;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)c->pid, (int)c->tid);
-	len = sys_read_file(path, buf, sizeof(buf));
-	if (len < 0)
-		return -1;
-	if (procfs_status_value(buf, (size_t)len, "TracerPid", val, sizeof(val)) == 0)
-		ti->tracer = (pid_t)strtol(val, NULL, 10);
-	if (procfs_status_value(buf, (size_t)len, "Seccomp", val, sizeof(val)) == 0)
-		ti->seccomp = (int)strtol(val, NULL, 10);
-	return 0;
+static bool is_exiting(const struct thread_info *ti)
+{
+	return ti->stat.state == 'Z' || ti->stat.state == 'X' || ti->stat.state == 'x';
 }
 
 /* Refuse what can be known to fail, or to be unsafe, before touching it. */
@@ -268,25 +230,24 @@ static int preflight(struct inj *c)
 
 	if (read_thread_info(c, &ti) < 0) {
 		int err = errno;
+		enum failure f = targets_proc_failure(c->h, err);
 
-		if ((err == ENOENT || err == EACCES) && sys_is_thread_of(c->pid, c->tid))
-			return verdict(c, PTRACE_PROC_HIDDEN, err, NULL);
-		if (err == ENOENT || err == ESRCH)
-			return verdict(c, PTRACE_GONE, 0, NULL);
-		return verdict(c, PTRACE_FAILED, err, "cannot read /proc of the thread");
+		if (f == FAIL_ERRNO)
+			return verdict(c, FAIL_INJECTION, err, "cannot read /proc of the thread");
+		return verdict(c, f, f == FAIL_EXITED ? ESRCH : err, NULL);
 	}
-	if (ti.flags & PMP_PF_KTHREAD)
-		return verdict(c, PTRACE_KERNEL_THREAD, EPERM, NULL);
-	if (ti.state == 'Z' || ti.state == 'X' || ti.state == 'x')
-		return verdict(c, PTRACE_ZOMBIE, 0, NULL);
-	if (ti.tracer > 0) {
-		c->res->tracer = ti.tracer;
-		return verdict(c, PTRACE_ALREADY_TRACED, EPERM, NULL);
+	if (ti.stat.flags & PMP_PF_KTHREAD)
+		return verdict(c, FAIL_KERNEL_THREAD, EPERM, NULL);
+	if (is_exiting(&ti))
+		return verdict(c, FAIL_EXITED, ESRCH, NULL);
+	if (ti.status.tracer > 0) {
+		c->res->tracer = ti.status.tracer;
+		return verdict(c, FAIL_ALREADY_TRACED, EPERM, NULL);
 	}
-	if (ti.seccomp == 2 && !c->req->allow_seccomp)
-		return verdict(c, PTRACE_SECCOMP, 0, NULL);
-	if (ti.seccomp == 1)	/* strict mode: set_mempolicy would kill it */
-		return verdict(c, PTRACE_SECCOMP, 0, "strict seccomp mode");
+	if (ti.status.seccomp == 2 && !c->req->allow_seccomp)
+		return verdict(c, FAIL_SECCOMP, 0, NULL);
+	if (ti.status.seccomp == 1)	/* strict mode: set_mempolicy would kill it */
+		return verdict(c, FAIL_SECCOMP, 0, "strict seccomp mode");
 	return 0;
 }
 
@@ -295,16 +256,14 @@ static int explain_seize_refusal(struct inj *c, int err)
 {
 	struct thread_info ti;
 
-	if (read_thread_info(c, &ti) < 0)
-		return verdict(c, PTRACE_GONE, 0, NULL);
-	if (ti.state == 'Z' || ti.state == 'X' || ti.state == 'x')
-		return verdict(c, PTRACE_ZOMBIE, 0, NULL);
-	if (ti.tracer > 0) {
-		c->res->tracer = ti.tracer;
-		return verdict(c, PTRACE_ALREADY_TRACED, err, NULL);
+	if (read_thread_info(c, &ti) < 0 || is_exiting(&ti))
+		return verdict(c, FAIL_EXITED, ESRCH, NULL);
+	if (ti.status.tracer > 0) {
+		c->res->tracer = ti.status.tracer;
+		return verdict(c, FAIL_ALREADY_TRACED, err, NULL);
 	}
 	c->res->yama_scope = read_yama_scope();
-	return verdict(c, PTRACE_DENIED, err, NULL);
+	return verdict(c, FAIL_TRACE_DENIED, err, NULL);
 }
 
 /* ---- ptrace primitives ------------------------------------------------- */
@@ -321,7 +280,7 @@ static int get_regs(struct inj *c, regs_t *r)
 	if (pt(PTRACE_GETREGSET, c, NT_PRSTATUS, &iov) < 0)
 		return failed(c, errno, "PTRACE_GETREGSET");
 	if (iov.iov_len != sizeof(*r))
-		return verdict(c, PTRACE_COMPAT_TASK, 0, "32-bit register set");
+		return verdict(c, FAIL_COMPAT_TASK, 0, "32-bit register set");
 	return 0;
 }
 
@@ -418,7 +377,7 @@ static int gone(struct inj *c)
 {
 	c->seized = false;
 	c->stopped = false;
-	return verdict(c, PTRACE_GONE, 0, NULL);
+	return verdict(c, FAIL_EXITED, ESRCH, NULL);
 }
 
 /* Wait for the thread's next report, for at most the timeout.  Returns 0
@@ -443,10 +402,10 @@ static int wait_report(struct inj *c, int *status)
 		if (r < 0 && errno == ECHILD)
 			return gone(c);
 		if (r < 0)
-			return verdict(c, PTRACE_FAILED, errno, "waitpid");
+			return verdict(c, FAIL_INJECTION, errno, "waitpid");
 		if (elapsed_ms(&start) >= PMP_PTRACE_TIMEOUT_MS) {
 			c->timed_out = true;
-			return verdict(c, PTRACE_FAILED, ETIMEDOUT, "the thread did not stop in time");
+			return verdict(c, FAIL_INJECTION, ETIMEDOUT, "the thread did not stop in time");
 		}
 		/* Most stops take microseconds: yield first, then nap, backing
 		 * off to a millisecond. */
@@ -470,7 +429,7 @@ static int lost(struct inj *c, int err, const char *what)
 		return failed(c, err, what);
 	c->stopped = false;
 	if (wait_report(c, &status) == 0)	/* not dead after all: it stopped */
-		return verdict(c, PTRACE_FAILED, ESRCH, what);
+		return verdict(c, FAIL_INJECTION, ESRCH, what);
 	return -1;	/* gone, or a timeout: wait_report said which */
 }
 
@@ -521,7 +480,7 @@ static int next_syscall_stop(struct inj *c, int op, const char *where)
 			if (syscall_info(c, &si) < 0)
 				return -1;
 			if (si.op != op)
-				return verdict(c, PTRACE_FAILED, EPROTO, where);
+				return verdict(c, FAIL_INJECTION, EPROTO, where);
 			return 0;
 		case REPORT_EVENT_STOP:
 			break;
@@ -532,10 +491,10 @@ static int next_syscall_stop(struct inj *c, int op, const char *where)
 				pass = sig;
 			break;
 		case REPORT_OTHER:
-			return verdict(c, PTRACE_FAILED, EPROTO, "unexpected ptrace event");
+			return verdict(c, FAIL_INJECTION, EPROTO, "unexpected ptrace event");
 		}
 	}
-	return verdict(c, PTRACE_FAILED, EPROTO, "the thread kept stopping");
+	return verdict(c, FAIL_INJECTION, EPROTO, "the thread kept stopping");
 }
 
 /* ---- attaching ----------------------------------------------------------- */
@@ -546,10 +505,10 @@ static int seize(struct inj *c)
 		int err = errno;
 
 		if (err == ESRCH)
-			return verdict(c, PTRACE_GONE, 0, NULL);
+			return verdict(c, FAIL_EXITED, ESRCH, NULL);
 		if (err == EPERM || err == EACCES)
 			return explain_seize_refusal(c, err);
-		return verdict(c, PTRACE_FAILED, err, "PTRACE_SEIZE");
+		return verdict(c, FAIL_INJECTION, err, "PTRACE_SEIZE");
 	}
 	c->seized = true;
 	return 0;
@@ -577,10 +536,10 @@ static int stop_thread(struct inj *c)
 			break;
 		case REPORT_SYSCALL:
 		case REPORT_OTHER:
-			return verdict(c, PTRACE_FAILED, EPROTO, "unexpected first stop");
+			return verdict(c, FAIL_INJECTION, EPROTO, "unexpected first stop");
 		}
 	}
-	return verdict(c, PTRACE_FAILED, EPROTO, "the thread kept stopping");
+	return verdict(c, FAIL_INJECTION, EPROTO, "the thread kept stopping");
 }
 
 /* Save what must be put back, then block all its signals. */
@@ -592,7 +551,7 @@ static int take_control(struct inj *c)
 		return -1;
 #if defined(__x86_64__)
 	if (c->regs0.cs == USER32_CS)
-		return verdict(c, PTRACE_COMPAT_TASK, 0, "32-bit code segment");
+		return verdict(c, FAIL_COMPAT_TASK, 0, "32-bit code segment");
 #endif
 	if (pt(PTRACE_GETSIGMASK, c, sizeof(c->mask0), &c->mask0) < 0)
 		return lost(c, errno, "PTRACE_GETSIGMASK");
@@ -755,7 +714,7 @@ static int place_mask(struct inj *c, unsigned long sp)
 	if (stack_query_kernel(c, &q) < 0 && maps_walk(c, stack_vma_fn, &q) < 0)
 		return failed(c, errno, "cannot read the thread's maps");
 	if (!q.ok || q.low > sp)
-		return verdict(c, PTRACE_FAILED, EFAULT, "no writable stack below the thread's sp");
+		return verdict(c, FAIL_INJECTION, EFAULT, "no writable stack below the thread's sp");
 	if (mem_read(c, q.low, c->saved, len) < 0)
 		return failed(c, errno, "cannot read the thread's stack");
 	c->scratch = q.low;
@@ -822,7 +781,7 @@ static int vdso_vma_kernel(const struct inj *c, struct vma *v)
 	ssize_t len;
 
 	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)c->pid);
-	len = sys_read_file(path, (char *)auxv, sizeof(auxv));
+	len = procfs_read_file(path, (char *)auxv, sizeof(auxv));
 	if (len < 0)
 		return -1;
 	for (size_t i = 0; i + 1 < (size_t)len / sizeof(auxv[0]) && auxv[i] != AT_NULL; i += 2)
@@ -845,7 +804,7 @@ static int find_syscall_insn(struct inj *c, unsigned long *addr)
 	int r = -1;
 
 	if (!q)
-		return verdict(c, PTRACE_FAILED, ENOMEM, "out of memory");
+		return verdict(c, FAIL_INJECTION, ENOMEM, "out of memory");
 	q->c = c;
 	q->want_vdso = true;
 	if (vdso_vma_kernel(c, &vdso) == 0)
@@ -862,7 +821,7 @@ static int find_syscall_insn(struct inj *c, unsigned long *addr)
 		}
 	}
 	if (!q->found) {
-		verdict(c, PTRACE_FAILED, ENOEXEC, "no syscall instruction in the target");
+		verdict(c, FAIL_INJECTION, ENOEXEC, "no syscall instruction in the target");
 		goto out;
 	}
 	*addr = q->found;
@@ -1059,7 +1018,7 @@ static int check_user_state(struct inj *c)
 		if (pt(PTRACE_GETREGSET, c, sets[i], &iov) < 0)
 			continue;
 		if (iov.iov_len >= sizeof(h) && (h.flags & SVE_PT_REGS_SVE))
-			return verdict(c, PTRACE_FAILED, EBUSY,
+			return verdict(c, FAIL_INJECTION, EBUSY,
 				       "live SVE/SME register state would be lost");
 	}
 	return 0;
@@ -1074,8 +1033,8 @@ static int take_result(struct inj *c, const regs_t *r, const char *path)
 	long rv = (long)REG_RESULT(r);
 
 	if (rv < -4095 || rv > 0)
-		return verdict(c, PTRACE_FAILED, EPROTO, "set_mempolicy returned nonsense");
-	(void)verdict(c, rv == 0 ? PTRACE_SET : PTRACE_CALL_FAILED, (int)-rv, path);
+		return verdict(c, FAIL_INJECTION, EPROTO, "set_mempolicy returned nonsense");
+	(void)verdict(c, FAIL_NONE, (int)-rv, path);
 	return 0;
 }
 
@@ -1094,7 +1053,7 @@ static int path_syscall(struct inj *c)
 	if (syscall_info(c, &si) < 0 || get_regs(c, &entry) < 0)
 		return -1;
 	if (si.arch != AUDIT_ARCH_NATIVE)
-		return verdict(c, PTRACE_COMPAT_TASK, 0, "inside a 32-bit system call");
+		return verdict(c, FAIL_COMPAT_TASK, 0, "inside a 32-bit system call");
 	if (place_mask(c, REG_SP(&entry)) < 0)
 		return -1;
 	c->restore = entry;	/* released here, it would make its own call */
@@ -1145,7 +1104,7 @@ static int path_user(struct inj *c)
 		return -1;
 	if (si.u.entry.nr != __NR_set_mempolicy || si.arch != AUDIT_ARCH_NATIVE) {
 		skip_entered_call(c);	/* whatever this is, it does not run */
-		return verdict(c, PTRACE_FAILED, EPROTO, "the injected call was not entered");
+		return verdict(c, FAIL_INJECTION, EPROTO, "the injected call was not entered");
 	}
 	if (next_syscall_stop(c, SYSCALL_INFO_EXIT, "expected set_mempolicy's exit") < 0)
 		return -1;
@@ -1172,7 +1131,7 @@ out:
 	release(c);
 }
 
-void ptrace_set_thread_policy(pid_t pid, pid_t tid, const struct ptrace_request *req,
+void ptrace_set_thread_policy(const struct task_handle *h, const struct ptrace_request *req,
 			      struct ptrace_result *res)
 {
 	struct inj *c;
@@ -1183,17 +1142,18 @@ void ptrace_set_thread_policy(pid_t pid, pid_t tid, const struct ptrace_request 
 	res->yama_scope = -1;
 	c = calloc(1, sizeof(*c));
 	if (!c) {
-		res->verdict = PTRACE_FAILED;
+		res->failure = FAIL_INJECTION;
 		res->err = ENOMEM;
 		snprintf(res->detail, sizeof(res->detail), "out of memory");
 		return;
 	}
-	c->pid = pid;
-	c->tid = tid;
+	c->h = h;
+	c->pid = h->pid;
+	c->tid = h->tid;
 	c->req = req;
 	c->res = res;
 	if (mask_bytes(req) > SCRATCH_MAX || (req->maxnode > 1 && !req->mask)) {
-		verdict(c, PTRACE_FAILED, EINVAL, "node mask too large");
+		verdict(c, FAIL_INJECTION, EINVAL, "node mask too large");
 		goto out;
 	}
 	if (preflight(c) < 0)

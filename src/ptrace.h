@@ -3,7 +3,7 @@
  * set_mempolicy(2) itself, on any Linux, with nothing but ptrace.  One call
  * handles one thread from attach to detach; it prints nothing and keeps no
  * state between calls.  x86_64 only: elsewhere every call answers
- * PTRACE_UNSUPPORTED without touching the target.
+ * FAIL_ARCH_UNSUPPORTED without touching the target.
  *
  * How (x86_64): PTRACE_SEIZE + PTRACE_INTERRUPT (no SIGSTOP, no EXITKILL),
  * then, with all the thread's signals blocked by PTRACE_SETSIGMASK:
@@ -27,7 +27,7 @@
  * no signal is ever sent to the target, and nothing is written to its code.
  *
  * What holds, and what does not:
- *  - Target or thread dying at any point: reported as PTRACE_GONE, nothing
+ *  - Target or thread dying at any point: reported as FAIL_EXITED, nothing
  *    left behind.
  *  - A group-stopped (SIGSTOP, State T) target stays stopped: the kernel
  *    puts the thread back into the group stop when it is detached.  A stop
@@ -61,7 +61,7 @@
  *    allow_seccomp is set.
  *  - A thread that does not reach a stop within PMP_PTRACE_TIMEOUT_MS
  *    (uninterruptible sleep, vfork parent, frozen cgroup) is reported as
- *    PTRACE_FAILED/ETIMEDOUT; its pending stop request is dropped only when
+ *    FAIL_INJECTION/ETIMEDOUT; its pending stop request is dropped only when
  *    the caller exits.
  */
 #ifndef PMP_PTRACE_H
@@ -70,29 +70,18 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "failure.h"
+#include "targets.h"
+
 #define PMP_PTRACE_TIMEOUT_MS 2000
 
-enum ptrace_verdict {
-	PTRACE_SET = 0,		/* set_mempolicy returned 0 in the thread */
-	PTRACE_CALL_FAILED,	/* set_mempolicy ran in the thread and failed: err = its errno */
-	PTRACE_GONE,		/* the thread exited before or during */
-	PTRACE_DENIED,		/* PTRACE_SEIZE refused: err = EPERM/EACCES, yama_scope set */
-	PTRACE_ALREADY_TRACED,	/* tracer = its TracerPid */
-	PTRACE_SECCOMP,		/* the thread has a seccomp filter and allow_seccomp was false */
-	PTRACE_COMPAT_TASK,	/* a 32-bit task (or a thread inside a 32-bit system call) */
-	PTRACE_ZOMBIE,		/* zombie or exiting thread (e.g. a leader after pthread_exit) */
-	PTRACE_PROC_HIDDEN,	/* alive, but /proc hides it from the caller (hidepid) */
-	PTRACE_KERNEL_THREAD,	/* a kernel thread: cannot be traced */
-	PTRACE_UNSUPPORTED,	/* architecture not supported by this build */
-	PTRACE_FAILED,		/* anything else: err and detail say what */
-};
-
 struct ptrace_result {
-	enum ptrace_verdict verdict;
-	int err;		/* errno behind CALL_FAILED, DENIED, FAILED; else 0 */
-	pid_t tracer;		/* ALREADY_TRACED: the tracer's pid */
+	enum failure failure;	/* FAIL_NONE: set_mempolicy(2) ran in the thread */
+	int err;		/* with FAIL_NONE, the call's own errno (0: set);
+				 * otherwise the errno behind the failure */
+	pid_t tracer;		/* FAIL_ALREADY_TRACED: the tracer's pid */
 	int yama_scope;		/* /proc/sys/kernel/yama/ptrace_scope, -1 if absent */
-	char detail[96];	/* FAILED (and a few others): a short phrase */
+	char detail[96];	/* FAIL_INJECTION: where it failed */
 	bool rseq_aborted;	/* it was stopped inside an rseq critical section
 				 * and was resumed at the section's abort handler */
 };
@@ -106,13 +95,10 @@ struct ptrace_request {
 					 * stopped, to show what the fixup prevents */
 };
 
-/* Make thread tid of process pid call set_mempolicy(mode, mask, maxnode)
+/* Make the thread h names call set_mempolicy(mode, mask, maxnode)
  * itself, and say how it went in *res.  Never leaves the thread traced or
  * modified when it returns (see above for a caller killed meanwhile). */
-void ptrace_set_thread_policy(pid_t pid, pid_t tid, const struct ptrace_request *req,
+void ptrace_set_thread_policy(const struct task_handle *h, const struct ptrace_request *req,
 			      struct ptrace_result *res);
-
-/* The verdict as a short lower-case word ("set", "gone", ...). */
-const char *ptrace_verdict_name(enum ptrace_verdict v);
 
 #endif

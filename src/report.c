@@ -44,7 +44,7 @@ void report_task_name(struct task_handle *h, char *buf, size_t len)
 
 	if (known[0] && strcmp(known, "?") != 0)
 		snprintf(comm, sizeof(comm), " (%s)", known);
-	if (h->per_thread && h->problem != HANDLE_UNSETTLED)
+	if (h->per_thread && h->problem != FAIL_UNSETTLED)
 		snprintf(buf, len, "tid %d%s of pid %d", (int)h->tid, comm, (int)h->pid);
 	else
 		snprintf(buf, len, "pid %d%s", (int)h->pid, comm);
@@ -52,83 +52,9 @@ void report_task_name(struct task_handle *h, char *buf, size_t len)
 
 void report_reason(const struct task_handle *h, const struct outcome *o, char *buf, size_t len)
 {
-	switch (o->reason) {
-	case REASON_NO_SUCH_PROCESS:
-		snprintf(buf, len, "no such process");
-		break;
-	case REASON_NOT_A_PROCESS:
-		snprintf(buf, len, "%d is a thread of pid %d, not a process (use -p %d -a for every thread)",
-			 (int)h->pid, (int)h->owner, (int)h->owner);
-		break;
-	case REASON_CANNOT_PIN:
-		snprintf(buf, len, "this kernel cannot pin PID:INODE (pidfd inodes are unique only since Linux 6.9); use the PID alone");
-		break;
-	case REASON_INODE_MISMATCH:
-		snprintf(buf, len, "pid %d is another process now (its pidfd inode is %llu)",
-			 (int)h->pid, (unsigned long long)h->inode);
-		break;
-	case REASON_EXITED:
-		snprintf(buf, len, "%s %d has exited", h->per_thread ? "tid" : "pid",
-			 (int)(h->per_thread ? h->tid : h->pid));
-		break;
-	case REASON_NO_THREAD_PIDFD:
-		snprintf(buf, len, "this kernel cannot address single threads (needs PIDFD_THREAD, Linux 6.9)");
-		break;
-	case REASON_UNSETTLED:
-		snprintf(buf, len, "threads kept appearing; gave up re-scanning, newer threads may keep the old policy");
-		break;
-	case REASON_NEEDS_CAP:
-		snprintf(buf, len, "needs CAP_SYS_NICE (try sudo)");
-		break;
-	case REASON_KERNEL_THREAD:
-		snprintf(buf, len, "%s %d is a kernel thread; its policy cannot be changed",
-			 h->per_thread ? "tid" : "pid", (int)(h->per_thread ? h->tid : h->pid));
-		break;
-	case REASON_PTRACE_DENIED:
-		snprintf(buf, len, "not allowed to access pid %d (ptrace access mode check; see PERMISSIONS in pidmempolicy(8))",
-			 (int)h->pid);
-		break;
-	case REASON_NODES_NOT_ALLOWED:
-		snprintf(buf, len, "nodes %s not allowed for pid %d (its Mems_allowed_list: %s)",
-			 o->refused, (int)h->pid, o->allowed);
-		break;
-	case REASON_PROC_HIDDEN:
-		snprintf(buf, len, "/proc hides pid %d from this user (mounted with hidepid?); see PERMISSIONS in pidmempolicy(8)",
-			 (int)h->pid);
-		break;
-	case REASON_ERRNO:
-		snprintf(buf, len, "%s (%s)", strerror(o->err), o->err ? strerrorname_np(o->err) : "0");
-		break;
-	case REASON_TRACE_DENIED:
-		if (o->yama_scope > 0)
-			snprintf(buf, len, "not allowed to trace tid %d (%s; Yama ptrace_scope is %d, see PERMISSIONS in pidmempolicy(8))",
-				 (int)h->tid, strerrorname_np(o->err) ? strerrorname_np(o->err) : "denied", o->yama_scope);
-		else
-			snprintf(buf, len, "not allowed to trace tid %d (%s; see PERMISSIONS in pidmempolicy(8))",
-				 (int)h->tid, strerrorname_np(o->err) ? strerrorname_np(o->err) : "denied");
-		break;
-	case REASON_ALREADY_TRACED:
-		snprintf(buf, len, "tid %d is already traced by pid %d (a debugger?); left alone",
-			 (int)h->tid, (int)o->tracer);
-		break;
-	case REASON_SECCOMP:
-		snprintf(buf, len, "tid %d runs under a seccomp filter that might kill it on set_mempolicy(2); "
-			 "left alone (--allow-seccomp overrides)", (int)h->tid);
-		break;
-	case REASON_COMPAT_TASK:
-		snprintf(buf, len, "tid %d is a 32-bit task; the ptrace backend does not inject into it", (int)h->tid);
-		break;
-	case REASON_PTRACE_UNSUPPORTED:
-		snprintf(buf, len, "the ptrace backend is not supported on this architecture");
-		break;
-	case REASON_INJECTION_FAILED:
-		snprintf(buf, len, "ptrace injection failed: %s%s%s", o->detail,
-			 o->err ? ": " : "", o->err ? strerror(o->err) : "");
-		break;
-	case REASON_NONE:
-		snprintf(buf, len, "no error");
-		break;
-	}
+	struct failure_subject who = targets_subject(h);
+
+	failure_format(o->failure, &who, &o->detail, buf, len);
 }
 
 static const char *result_name(const struct report *r, const struct outcome *o)
@@ -158,6 +84,7 @@ static void json_pages(FILE *f, const struct task_state *st)
 static void json_task(struct report *r, struct task_handle *h, const struct outcome *o,
 		      const char *why)
 {
+	const struct migration *m = &o->migration;
 	FILE *f = r->out;
 
 	fprintf(f, "%s{\"pid\":%d,\"tid\":%d,\"comm\":", r->objects++ ? "," : "", (int)h->pid, (int)h->tid);
@@ -165,24 +92,24 @@ static void json_task(struct report *r, struct task_handle *h, const struct outc
 	fprintf(f, ",\"result\":\"%s\"", result_name(r, o));
 	if (o->kind == OUTCOME_SHOWN) {
 		fputs(",\"policy\":", f);
-		json_string(f, o->state.policy);
+		json_string(f, o->state->policy);
 		fputs(",\"mems_allowed\":", f);
-		json_string(f, o->state.mems_allowed);
+		json_string(f, o->state->mems_allowed);
 		fputs(",\"pages\":", f);
-		json_pages(f, &o->state);
+		json_pages(f, o->state);
 	}
-	if (o->migrated || o->migrate_err || o->nothing_to_move) {
+	if (m->moved || m->err || m->nothing_to_move) {
 		fprintf(f, ",\"migration\":{\"moved\":%s,\"not_moved\":%ld,\"errno\":",
-			o->migrated ? "true" : "false", o->not_moved);
-		if (o->migrate_err)
-			json_string(f, strerrorname_np(o->migrate_err));
+			m->moved ? "true" : "false", m->not_moved);
+		if (m->err)
+			json_string(f, strerrorname_np(m->err));
 		else
 			fputs("null", f);
 		fputc('}', f);
 	}
 	fputs(",\"errno\":", f);
-	if (o->err)
-		json_string(f, strerrorname_np(o->err) ? strerrorname_np(o->err) : "?");
+	if (o->detail.err)
+		json_string(f, strerrorname_np(o->detail.err) ? strerrorname_np(o->detail.err) : "?");
 	else
 		fputs("null", f);
 	fputs(",\"message\":", f);
@@ -212,25 +139,23 @@ static void show_row(struct report *r, struct task_handle *h, const struct task_
 }
 
 /* --migrate / --migrate-only, on the main thread's outcome. */
-static void report_migration(struct report *r, struct task_handle *h, const struct outcome *o,
-			     const char *name)
+static void report_migration(struct report *r, const struct migration *m, const char *name)
 {
-	(void)h;
-	if (o->migrate_err) {
+	if (m->err) {
 		r->failed++;
 		fprintf(r->err, "pidmempolicy: failed to move the pages of %s: %s (%s)\n", name,
-			strerror(o->migrate_err), strerrorname_np(o->migrate_err));
+			strerror(m->err), strerrorname_np(m->err));
 		return;
 	}
-	if (o->not_moved > 0)
-		fprintf(r->err, "pidmempolicy: %s: %ld pages could not be moved\n", name, o->not_moved);
+	if (m->not_moved > 0)
+		fprintf(r->err, "pidmempolicy: %s: %ld pages could not be moved\n", name, m->not_moved);
 	if (!r->verbose || r->json)
 		return;
-	if (o->nothing_to_move)
+	if (m->nothing_to_move)
 		fprintf(r->out, "nothing to move for %s: the policy's nodes are every node\n", name);
-	else if (o->migrated)
+	else if (m->moved)
 		fprintf(r->out, "moved the pages of %s to the policy's nodes (%ld not moved)\n", name,
-			o->not_moved);
+			m->not_moved);
 }
 
 void report_task(struct report *r, struct task_handle *h, const struct outcome *o)
@@ -240,7 +165,7 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 	/* the name costs a read of /proc: only when a line says it */
 	name[0] = '\0';
 	if (o->kind == OUTCOME_FAILED || o->kind == OUTCOME_WOULD_APPLY ||
-	    (r->verbose && !r->json) || o->migrated || o->migrate_err || o->not_moved)
+	    (r->verbose && !r->json) || o->migration.moved || o->migration.err || o->migration.not_moved)
 		report_task_name(h, name, sizeof(name));
 	why[0] = '\0';
 	switch (o->kind) {
@@ -257,7 +182,7 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 	case OUTCOME_SHOWN:
 		r->applied++;
 		if (!r->json)
-			show_row(r, h, &o->state);
+			show_row(r, h, o->state);
 		break;
 	case OUTCOME_GONE:
 		r->gone++;
@@ -286,7 +211,7 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 		break;
 	}
 	if (o->kind == OUTCOME_APPLIED)
-		report_migration(r, h, o, name);
+		report_migration(r, &o->migration, name);
 	if (r->json)
 		json_task(r, h, o, why[0] ? why : NULL);
 }

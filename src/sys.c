@@ -241,39 +241,6 @@ int sys_pidfd_inode(int pidfd, uint64_t *inode, bool *unique)
 	return 0;
 }
 
-ssize_t sys_read_file(const char *path, char *buf, size_t len)
-{
-	size_t have = 0;
-	int fd;
-
-	if (len == 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while (have < len - 1) {
-		ssize_t got = read(fd, buf + have, len - 1 - have);
-
-		if (got < 0) {
-			int saved = errno;
-
-			if (saved == EINTR)
-				continue;
-			close(fd);
-			errno = saved;
-			return -1;
-		}
-		if (got == 0)
-			break;
-		have += (size_t)got;
-	}
-	buf[have] = '\0';
-	close(fd);
-	return (ssize_t)have;
-}
-
 bool sys_kernel_supports_mode(int mode)
 {
 	struct stat st;

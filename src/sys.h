@@ -61,10 +61,6 @@ int sys_pidfd_exited(int pidfd);
  * per process (pidfs, Linux 6.9); -1 with errno on failure. */
 int sys_pidfd_inode(int pidfd, uint64_t *inode, bool *unique);
 
-/* Read a small file (e.g. under /proc) into buf, NUL-terminated.
- * Returns the length, or -1 with errno. */
-ssize_t sys_read_file(const char *path, char *buf, size_t len);
-
 /* Whether the running kernel knows this policy mode at all (weighted
  * interleave arrived in Linux 6.9 with /sys/kernel/mm/mempolicy). */
 bool sys_kernel_supports_mode(int mode);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "failure.h"
 #include "procfs.h"
 
 struct pid_spec {
@@ -21,30 +22,17 @@ struct pid_spec {
 	uint64_t inode;
 };
 
-enum handle_problem {
-	HANDLE_OK = 0,
-	HANDLE_NO_SUCH_PROCESS,	/* the PID named no process */
-	HANDLE_NOT_A_PROCESS,	/* the PID is a thread of another process */
-	HANDLE_CANNOT_PIN,	/* PID:INODE on a kernel without unique pidfd inodes */
-	HANDLE_INODE_MISMATCH,	/* PID:INODE names another process now */
-	HANDLE_GONE,		/* exited between listing and use */
-	HANDLE_NO_THREAD_PIDFD,	/* kernel cannot open a pidfd for one thread */
-	HANDLE_OPEN_FAILED,	/* pidfd_open or /proc failed otherwise: see err */
-	HANDLE_UNSETTLED,	/* threads kept appearing; gave up re-scanning */
-	HANDLE_PROC_HIDDEN,	/* alive, but /proc will not show it (hidepid) */
-};
-
 struct task_handle {
 	pid_t pid;		/* the process */
 	pid_t tid;		/* the thread; == pid for the leader */
 	bool per_thread;	/* found by -a: name it as "tid T of pid P" */
-	int pidfd;		/* open and confirmed when problem == HANDLE_OK */
+	int pidfd;		/* open and confirmed when problem == FAIL_NONE */
 	struct proc_stat stat;	/* comm, state, flags: use targets_task_stat() */
 	bool stat_read;		/* stat holds what /proc said (or "?") */
-	enum handle_problem problem;
-	int err;		/* errno behind HANDLE_OPEN_FAILED */
-	pid_t owner;		/* for HANDLE_NOT_A_PROCESS: the real process */
-	uint64_t inode;		/* for HANDLE_INODE_MISMATCH: what the pidfd has */
+	enum failure problem;	/* why no confirmed handle could be made */
+	int err;		/* the errno behind problem */
+	pid_t owner;		/* FAIL_NOT_A_PROCESS: the real process */
+	uint64_t inode;		/* FAIL_INODE_MISMATCH: what the pidfd has */
 };
 
 typedef void (*task_visit_fn)(struct task_handle *h, void *arg);
@@ -57,10 +45,12 @@ const struct proc_stat *targets_task_stat(struct task_handle *h);
  * probe.  Tells a task /proc hides (hidepid) from one that has exited. */
 bool targets_alive(const struct task_handle *h);
 
-/* Parse "PID", "PID:INODE" or a comma list of them, appending to *specs.
- * Returns 0, or -1 with one sentence in why (nothing appended). */
-int targets_parse_pids(const char *arg, struct pid_spec **specs, size_t *n,
-		       char *why, size_t whylen);
+/* Why reading the task's /proc files failed with err: it exited, /proc
+ * hides it (alive, yet ENOENT or EACCES), or the errno itself. */
+enum failure targets_proc_failure(const struct task_handle *h, int err);
+
+/* Who h names, for a failure's message. */
+struct failure_subject targets_subject(const struct task_handle *h);
 
 /* Visit the process named by spec (its leader), or with all_threads each of
  * its threads, re-scanning its task list until a pass finds no thread it
@@ -68,13 +58,5 @@ int targets_parse_pids(const char *arg, struct pid_spec **specs, size_t *n,
  * memory ran out. */
 int targets_walk(const struct pid_spec *spec, bool all_threads,
 		 task_visit_fn visit, void *arg);
-
-/* Every process of the cgroup v2 directory `dir` (its cgroup.procs), with
- * all_threads each of their threads, re-reading the list until a pass
- * finds no new process.  Returns 0, or -1 with errno. */
-int targets_walk_cgroup(const char *dir, bool all_threads, task_visit_fn visit, void *arg);
-
-/* Whether dir looks like a cgroup v2 directory (has cgroup.procs). */
-bool targets_is_cgroup(const char *dir);
 
 #endif

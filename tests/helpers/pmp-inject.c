@@ -16,7 +16,7 @@
  *               the negative control of the rseq test)
  *
  * Prints one line per thread, flushed at once:
- *   TID VERDICT err=NAME tracer=T yama=Y us=MICROSECONDS rseq=abort|- detail=...
+ *   TID RESULT err=NAME tracer=T yama=Y us=MICROSECONDS rseq=abort|- detail=...
  * then "summary threads=N set=S failed=F gone=G us_per_thread=U".
  * Exit status: 0 if every thread was set (gone ones do not count), 1 if
  * some were not, 2 on a usage error.
@@ -143,19 +143,24 @@ static void one(struct run *r, pid_t tid)
 	struct timespec t0, t1;
 	double us;
 
+	struct task_handle h = { .pid = r->pid, .tid = tid, .per_thread = true, .pidfd = -1 };
+	const char *what;
+
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ptrace_set_thread_policy(r->pid, tid, &r->req, &res);
+	ptrace_set_thread_policy(&h, &r->req, &res);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	us = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
 	r->total_us += us;
-	if (res.verdict == PTRACE_SET)
+	if (res.failure == FAIL_NONE && res.err == 0)
 		r->nset++;
-	else if (res.verdict == PTRACE_GONE)
+	else if (res.failure == FAIL_EXITED)
 		r->ngone++;
 	else
 		r->nfailed++;
+	/* the call ran in the thread and failed: its errno says how */
+	what = res.failure != FAIL_NONE ? failure_name(res.failure) : res.err ? "call-failed" : "set";
 	printf("%d %s err=%s tracer=%d yama=%d us=%.0f rseq=%s detail=%s\n", (int)tid,
-	       ptrace_verdict_name(res.verdict), res.err ? strerrorname_np(res.err) : "0",
+	       what, res.err ? strerrorname_np(res.err) : "0",
 	       (int)res.tracer, res.yama_scope, us, res.rseq_aborted ? "abort" : "-",
 	       res.detail[0] ? res.detail : "-");
 	fflush(stdout);

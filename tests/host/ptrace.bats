@@ -400,13 +400,13 @@ hold_thread() {
 	read -r -t 10 -u "$T2R" zpid
 	inject "$zpid" bind 0
 	[ "$status" -eq 1 ]
-	grep -q "^$zpid zombie " <<<"$output"
+	grep -q "^$zpid exited " <<<"$output"
 	kthreadd=2
 	[ "$(awk '{ print $2 }' /proc/2/stat)" = "(kthreadd)" ] || { echo "pid 2 is not kthreadd" >&2; false; }
 	inject "$kthreadd" bind 0
 	grep -q "^2 kernel-thread " <<<"$output"
 	inject --tid=999999999 "$TARGET2_PID" bind 0
-	grep -q "^999999999 gone " <<<"$output"
+	grep -q "^999999999 exited " <<<"$output"
 	eval "exec $T2W>&- $T2R>&-"
 }
 

@@ -34,31 +34,31 @@ int main(void)
 	report_task_name(&h, name, sizeof(name));
 	is_str(name, "pid 1200", "unknown comm left out");
 
-	o.reason = REASON_NEEDS_CAP;
+	o.failure = FAIL_NEEDS_CAP;
 	is_str(reason(&h, &o), "needs CAP_SYS_NICE (try sudo)", "EPERM without the capability");
-	o.reason = REASON_PTRACE_DENIED;
+	o.failure = FAIL_ACCESS_DENIED;
 	is_str(reason(&h, &o),
 	       "not allowed to access pid 1200 (ptrace access mode check; see PERMISSIONS in pidmempolicy(8))",
 	       "ptrace denial");
-	o.reason = REASON_KERNEL_THREAD;
+	o.failure = FAIL_KERNEL_THREAD;
 	is_str(reason(&h, &o), "pid 1200 is a kernel thread; its policy cannot be changed", "kernel thread");
-	o.reason = REASON_NODES_NOT_ALLOWED;
-	strcpy(o.refused, "3");
-	strcpy(o.allowed, "0-1");
+	o.failure = FAIL_NODES_NOT_ALLOWED;
+	o.detail.refused = "3";
+	o.detail.allowed = "0-1";
 	is_str(reason(&h, &o), "nodes 3 not allowed for pid 1200 (its Mems_allowed_list: 0-1)", "cpuset");
-	o.reason = REASON_NO_THREAD_PIDFD;
+	o.failure = FAIL_NO_THREAD_PIDFD;
 	is_str(reason(&h, &o), "this kernel cannot address single threads (needs PIDFD_THREAD, Linux 6.9)",
 	       "no thread pidfds");
-	o.reason = REASON_EXITED;
+	o.failure = FAIL_EXITED;
 	is_str(reason(&h, &o), "pid 1200 has exited", "exited");
-	o.reason = REASON_NO_SUCH_PROCESS;
+	o.failure = FAIL_NO_SUCH_PROCESS;
 	is_str(reason(&h, &o), "no such process", "no such process");
 	h.pid = 1201;
-	o.reason = REASON_NOT_A_PROCESS;
+	o.failure = FAIL_NOT_A_PROCESS;
 	is_str(reason(&h, &o), "1201 is a thread of pid 1200, not a process (use -p 1200 -a for every thread)",
 	       "a TID given as PID");
-	o.reason = REASON_ERRNO;
-	o.err = ENOMEM;
+	o.failure = FAIL_ERRNO;
+	o.detail.err = ENOMEM;
 	is_str(reason(&h, &o), "Cannot allocate memory (ENOMEM)", "other errno, named");
 
 	/* exit statuses */

@@ -8,6 +8,7 @@
 
 #include "compat.h"
 #include "sys.h"
+#include "options.h"
 #include "targets.h"
 #include "tap.h"
 
@@ -44,7 +45,7 @@ static void count(struct task_handle *h, void *arg)
 	if (s->handles < 64)
 		s->tids[s->handles] = h->tid;
 	s->handles++;
-	if (h->problem == HANDLE_OK && h->pidfd >= 0)
+	if (h->problem == FAIL_NONE && h->pidfd >= 0)
 		s->ok++;
 	if (h->tid == h->pid)
 		s->leader++;
@@ -127,7 +128,7 @@ static const char *parse(const char *arg, size_t *n, struct pid_spec **specs)
 	static char why[256];
 
 	why[0] = '\0';
-	if (targets_parse_pids(arg, specs, n, why, sizeof(why)) == 0)
+	if (options_parse_pids(arg, specs, n, why, sizeof(why)) == 0)
 		return "";
 	return why;
 }
@@ -174,7 +175,7 @@ int main(void)
 		ok(targets_walk(&self, true, count, &s) == 0, "walk of every thread");
 		ok(s.handles == 4, "with -a: four threads visited once each (got %d)", s.handles);
 		ok(s.leader == 1, "the leader among them");
-		/* on kernels before 6.9 the other threads come back as HANDLE_NO_THREAD_PIDFD */
+		/* on kernels before 6.9 the other threads come back as FAIL_NO_THREAD_PIDFD */
 		ok(s.ok == 4 || s.ok == 1, "threads opened or reported (ok=%d)", s.ok);
 	}
 	{
