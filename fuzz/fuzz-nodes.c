@@ -125,7 +125,6 @@ static void exercise(struct bitmask *mask, int sweep, unsigned int pick)
 				}
 			(void)policy_mode_name(modes[m]);
 			(void)policy_mode_option(modes[m]);
-			(void)policy_mode_takes_nodes(modes[m]);
 		}
 	p.mode = modes[pick % NMODES];
 	p.flags = combo_flags((pick / NMODES) % NCOMBOS);

@@ -51,13 +51,6 @@ const char *policy_mode_option(int mode)
 	return m ? m->option : "?";
 }
 
-bool policy_mode_takes_nodes(int mode)
-{
-	const struct mode_info *m = mode_lookup(mode);
-
-	return m && m->nodes != 0;
-}
-
 int policy_check(const struct policy *p, char *why, size_t whylen)
 {
 	const struct mode_info *m = mode_lookup(p->mode);

@@ -24,9 +24,6 @@ const char *policy_mode_option(int mode);
  * "prefer (many)", ...); NULL for an unknown mode. */
 const char *policy_mode_name(int mode);
 
-/* Whether the mode takes a node list, and whether exactly one node. */
-bool policy_mode_takes_nodes(int mode);
-
 /* Check mode, flags and node count against the rules of set_mempolicy(2).
  * Returns 0, or -1 with one sentence in why. */
 int policy_check(const struct policy *p, char *why, size_t whylen);

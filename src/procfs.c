@@ -317,6 +317,46 @@ ssize_t procfs_read_file(const char *path, char *buf, size_t len)
 	return (ssize_t)have;
 }
 
+int procfs_each_line(const char *path, int (*fn)(const char *line, size_t len, void *arg), void *arg)
+{
+	char buf[8192];
+	size_t have = 0;
+	int fd, r = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (r == 0) {
+		ssize_t got = read(fd, buf + have, sizeof(buf) - have);
+		char *line = buf, *eol;
+
+		if (got < 0) {
+			int err = errno;
+
+			if (err == EINTR)
+				continue;
+			close(fd);
+			errno = err;
+			return -1;
+		}
+		have += (size_t)got;
+		while (r == 0 && (eol = memchr(line, '\n', (size_t)(buf + have - line)))) {
+			r = fn(line, (size_t)(eol - line), arg);
+			line = eol + 1;
+		}
+		if (got == 0 && r == 0 && line < buf + have)	/* a last line without newline */
+			r = fn(line, (size_t)(buf + have - line), arg);
+		have = (size_t)(buf + have - line);
+		if (have == sizeof(buf))	/* a line longer than the buffer: drop it */
+			have = 0;
+		memmove(buf, line, have);
+		if (got == 0)
+			break;
+	}
+	close(fd);
+	return r;
+}
+
 int procfs_task_stat(pid_t pid, pid_t tid, struct proc_stat *st)
 {
 	char path[64], buf[1024];

@@ -52,6 +52,12 @@ int procfs_parse_numa_maps_line(const char *line, size_t len, struct numa_maps_l
  * Returns the length, or -1 with errno. */
 ssize_t procfs_read_file(const char *path, char *buf, size_t len);
 
+/* Call fn with each line of the file at path (without its newline), read
+ * in 8 KiB pieces, until fn returns nonzero; a line longer than that is
+ * passed over.  Returns fn's nonzero value, 0 at the end, or -1 with
+ * errno. */
+int procfs_each_line(const char *path, int (*fn)(const char *line, size_t len, void *arg), void *arg);
+
 /* The stat of task tid of process pid: /proc/PID/stat for the leader
  * (tid == pid), else /proc/PID/task/TID/stat.  0, or -1 with errno
  * (EPROTO: unparsable). */
