@@ -82,7 +82,7 @@ static bool caller_lacks_sys_nice(struct applier *a)
 static void foresee_refusal(struct applier *a, struct task_handle *h,
 			    struct outcome *o)
 {
-	if (targets_task_stat(h)->flags & PMP_PF_KTHREAD)
+	if (targets_is_kernel_thread(h))
 		fail(o, h, FAIL_KERNEL_THREAD, 0);
 	else if (caller_lacks_sys_nice(a))
 		fail(o, h, FAIL_NEEDS_CAP, 0);
@@ -104,7 +104,7 @@ static void explain_refusal(struct applier *a, struct task_handle *h,
 		f = FAIL_EXITED;
 		break;
 	case EPERM:
-		if (targets_task_stat(h)->flags & PMP_PF_KTHREAD)
+		if (targets_is_kernel_thread(h))
 			f = FAIL_KERNEL_THREAD;
 		else if (caller_lacks_sys_nice(a))
 			f = FAIL_NEEDS_CAP;

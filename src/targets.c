@@ -56,6 +56,11 @@ const struct proc_stat *targets_task_stat(struct task_handle *h)
 	return &h->stat;
 }
 
+bool targets_is_kernel_thread(struct task_handle *h)
+{
+	return (targets_task_stat(h)->flags & PMP_PF_KTHREAD) != 0;
+}
+
 bool targets_alive(const struct task_handle *h)
 {
 	if (h->pidfd >= 0)

@@ -41,6 +41,9 @@ typedef void (*task_visit_fn)(struct task_handle *h, void *arg);
  * is set without a word said costs no read.  "?" when unreadable. */
 const struct proc_stat *targets_task_stat(struct task_handle *h);
 
+/* Whether h is a kernel thread, whose policy no one can change. */
+bool targets_is_kernel_thread(struct task_handle *h);
+
 /* Whether the task behind h is alive now: its pidfd, else a null-signal
  * probe.  Tells a task /proc hides (hidepid) from one that has exited. */
 bool targets_alive(const struct task_handle *h);
