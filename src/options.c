@@ -15,7 +15,11 @@
 #include "options.h"
 #include "text.h"
 
-const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
+const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION "\n"
+	"Copyright (C) 2026 the pidmempolicy developers.\n"
+	"License GPL-2.0-or-later: GNU GPL version 2 or later <https://gnu.org/licenses/gpl.html>.\n"
+	"This is free software: you are free to change and redistribute it.\n"
+	"There is NO WARRANTY, to the extent permitted by law.";
 
 enum {
 	OPT_PREFERRED = 0x100,

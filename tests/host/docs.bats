@@ -79,7 +79,7 @@ help_short_options() {
 	run env MANWIDTH=80 MAN_KEEP_FORMATTING= man -l "$MANPAGE"
 	[ "$status" -eq 0 ]
 	for sec in NAME SYNOPSIS DESCRIPTION OPTIONS PERMISSIONS "EXIT STATUS" \
-		   ENVIRONMENT FILES NOTES EXAMPLES "SEE ALSO"; do
+		   ENVIRONMENT FILES NOTES EXAMPLES "SEE ALSO" COPYRIGHT; do
 		[[ $output == *"$sec"* ]] || { echo "no $sec"; false; }
 	done
 }
@@ -178,16 +178,20 @@ help_short_options() {
 	[[ $output == *"--membind=NODES"* ]]
 }
 
-@test "--version and -V print the version of the page, exit 0" {
+@test "--version and -V print the version of the page and the licence, exit 0" {
 	need_binary
 	run --separate-stderr "$BIN" --version
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
-	[[ $output =~ ^pidmempolicy\ [0-9]+\.[0-9]+ ]]
-	version=$output
+	[[ ${lines[0]} =~ ^pidmempolicy\ [0-9]+\.[0-9]+ ]]
+	[[ $output == *"License GPL-2.0-or-later"* ]]
+	version=${lines[0]}
+	all=$output
 	run --separate-stderr "$BIN" -V
 	[ "$status" -eq 0 ]
-	[ "$output" = "$version" ]
+	[ "$output" = "$all" ]
+	page_section COPYRIGHT | grep -q 'GPL-2.0-or-later' ||
+		{ echo "the page's COPYRIGHT does not name the licence"; false; }
 	grep -qE "^\.TH PIDMEMPOLICY 8 \"[^\"]*\" \"$version\"" "$MANPAGE" ||
 		{ echo "the page's .TH does not say \"$version\""; false; }
 }
