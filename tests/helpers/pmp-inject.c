@@ -21,7 +21,10 @@
  * Exit status: 0 if every thread was set (gone ones do not count), 1 if
  * some were not, 2 on a usage error.
  *
- * Built against the tool's sources (needs config.h and libpmp).
+ * Built against the tool's sources (needs config.h and libpmp), and linked
+ * with -Wl,--wrap=tracee_rseq_abort_ip: the engine's rseq lookup comes
+ * here first, which is how rseq= is known and --no-rseq-fixup works
+ * without a word of either in the engine.
  */
 #include "config.h"
 
@@ -33,6 +36,7 @@
 #include <time.h>
 
 #include "compat.h"
+#include "ptrace-mem.h"
 #include "ptrace.h"
 
 #define MAX_NODES 1024
@@ -63,6 +67,27 @@ struct run {
 	unsigned long nset, nfailed, ngone;
 	double total_us;
 };
+
+/* The stand-in for the engine's rseq lookup: what the real one said for
+ * the thread being injected, and whether to answer "not in a section"
+ * whatever it says. */
+static struct {
+	bool no_fixup;
+	bool aborted;
+} rseq_seam;
+
+#if PMP_PTRACE_SUPPORTED
+bool __real_tracee_rseq_abort_ip(pid_t tid, uint64_t pc, uint64_t *abort_ip);
+bool __wrap_tracee_rseq_abort_ip(pid_t tid, uint64_t pc, uint64_t *abort_ip);
+
+bool __wrap_tracee_rseq_abort_ip(pid_t tid, uint64_t pc, uint64_t *abort_ip)
+{
+	if (rseq_seam.no_fixup)
+		return false;
+	rseq_seam.aborted = __real_tracee_rseq_abort_ip(tid, pc, abort_ip);
+	return rseq_seam.aborted;
+}
+#endif
 
 static int usage(void)
 {
@@ -146,6 +171,7 @@ static void one(struct run *r, pid_t tid)
 	struct task_handle h = { .pid = r->pid, .tid = tid, .per_thread = true, .pidfd = -1 };
 	const char *what;
 
+	rseq_seam.aborted = false;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ptrace_set_thread_policy(&h, &r->req, &res);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -161,7 +187,7 @@ static void one(struct run *r, pid_t tid)
 	what = res.failure != FAIL_NONE ? failure_name(res.failure) : res.err ? "call-failed" : "set";
 	printf("%d %s err=%s tracer=%d yama=%d us=%.0f rseq=%s detail=%s\n", (int)tid,
 	       what, res.err ? strerrorname_np(res.err) : "0",
-	       (int)res.tracer, res.yama_scope, us, res.rseq_aborted ? "abort" : "-",
+	       (int)res.tracer, res.yama_scope, us, rseq_seam.aborted ? "abort" : "-",
 	       res.detail[0] ? res.detail : "-");
 	fflush(stdout);
 }
@@ -207,7 +233,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--allow-seccomp") == 0)
 			r.req.allow_seccomp = true;
 		else if (strcmp(argv[i], "--no-rseq-fixup") == 0)
-			r.req.skip_rseq_fixup = true;
+			rseq_seam.no_fixup = true;
 		else if (strncmp(argv[i], "--tid=", 6) == 0)
 			tid_only = strtol(argv[i] + 6, NULL, 10);
 		else
