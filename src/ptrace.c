@@ -34,6 +34,7 @@
 #include "ptrace-arch.h"
 #include "ptrace-mem.h"
 #include "ptrace-tracee.h"
+#include "sys.h"
 
 #define MAX_STOPS		64		/* reports passed over while waiting for one */
 
@@ -376,6 +377,20 @@ static int stop_thread(struct tracee *t)
 	return tracee_verdict(t, FAIL_INJECTION, EPROTO, "the thread kept stopping");
 }
 
+/* The thread we hold is the one the handle names.  PTRACE_SEIZE went by
+ * bare TID, which the handle's task may have left behind by exiting since
+ * the caller confirmed it.  A TID cannot be reused while its task lives
+ * and we hold the seized task stopped, so both answers are final: the
+ * handle's pidfd (when it has one) is alive, so the task that held the TID
+ * at confirmation still holds it; and the TID is a thread of the PID. */
+static int check_identity(struct tracee *t)
+{
+	if ((t->h->pidfd >= 0 && sys_pidfd_exited(t->h->pidfd) != 0) ||
+	    !sys_is_thread_of(t->pid, t->tid))
+		return tracee_verdict(t, FAIL_EXITED, ESRCH, "exited; its TID names another task now");
+	return 0;
+}
+
 /* Save what must be put back, then block all its signals. */
 static int take_control(struct tracee *t)
 {
@@ -553,7 +568,7 @@ static void seize_inject_release(struct tracee *t)
 
 	if (seize(t) < 0)
 		return;
-	if (stop_thread(t) < 0 || take_control(t) < 0)
+	if (stop_thread(t) < 0 || check_identity(t) < 0 || take_control(t) < 0)
 		goto out;
 	if (arch_at_syscall_boundary(t, &in_call) < 0)
 		goto out;

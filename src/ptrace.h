@@ -28,6 +28,19 @@
  * bytes there are put back after the call.  No breakpoint, no single step,
  * no signal is ever sent to the target, and nothing is written to its code.
  *
+ * Identity: the thread is attached by bare TID, so after the seize and the
+ * first stop, before anything is changed, the engine proves that the task
+ * it holds is the one the handle names: the handle's pidfd, when it has
+ * one (h->pidfd >= 0), has not exited, and h->tid is a thread of h->pid
+ * (tgkill null-signal probe).  A TID cannot be reused while its task
+ * lives, and the seized task is held stopped, so the checks are
+ * conclusive; a task that exited after the caller confirmed it, its TID
+ * taken by another, is detached untouched and reported as FAIL_EXITED.
+ * Without a pidfd (-a on kernels without PIDFD_THREAD, FAIL_NO_THREAD_PIDFD)
+ * only the second check is made: a TID taken by a new thread of the same
+ * process (or, for a leader, a PID taken by a new process) is not told
+ * apart.
+ *
  * What holds, and what does not:
  *  - Target or thread dying at any point: reported as FAIL_EXITED, nothing
  *    left behind.
@@ -90,7 +103,8 @@ struct ptrace_result {
 				 * otherwise the errno behind the failure */
 	pid_t tracer;		/* FAIL_ALREADY_TRACED: the tracer's pid */
 	int yama_scope;		/* /proc/sys/kernel/yama/ptrace_scope, -1 if absent */
-	char detail[96];	/* FAIL_INJECTION: where it failed */
+	char detail[96];	/* FAIL_INJECTION: where it failed; FAIL_EXITED:
+				 * set when the identity check refused */
 };
 
 struct ptrace_request {
