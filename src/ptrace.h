@@ -2,29 +2,44 @@
  * ptrace.h - the ptrace backend: make one thread of a running process call
  * set_mempolicy(2) itself, on any Linux, with nothing but ptrace.  One call
  * handles one thread from attach to detach; it prints nothing and keeps no
- * state between calls.  x86_64 only: elsewhere every call answers
+ * state between calls.  x86_64 and aarch64: elsewhere every call answers
  * FAIL_ARCH_UNSUPPORTED without touching the target.
  *
- * How (x86_64): PTRACE_SEIZE + PTRACE_INTERRUPT (no SIGSTOP, no EXITKILL),
- * then, with all the thread's signals blocked by PTRACE_SETSIGMASK:
- *  - a thread stopped inside an interrupted system call ("path A") is let
- *    run into the entry of that call again, whose number is swapped for
- *    set_mempolicy; at its exit the registers are rewound so the original
- *    call is entered once more, and the thread is released at that entry
- *    with its own signal mask.  The call keeps its semantics: restartable
- *    calls go on (relative sleeps with their remaining time, through
- *    restart_syscall), and a signal that came meanwhile meets the call
- *    exactly as it would have without us.
+ * How: PTRACE_SEIZE + PTRACE_INTERRUPT (no SIGSTOP, no EXITKILL), then,
+ * with all the thread's signals blocked by PTRACE_SETSIGMASK:
+ *  - a thread stopped inside an interrupted system call ("path A"; on
+ *    aarch64, whose kernel rewinds such a call before the stop, a thread
+ *    whose pc is on an `svc') is let run into the entry of that call
+ *    again, whose number is swapped for set_mempolicy; at its exit the
+ *    registers are rewound so the original call is entered once more, and
+ *    the thread is released at that entry with its own signal mask.  The
+ *    call keeps its semantics: restartable calls go on (relative sleeps
+ *    with their remaining time, through restart_syscall), and a signal
+ *    that came meanwhile meets the call exactly as it would have without
+ *    us.
  *  - a thread stopped in user code ("path B") has its instruction pointer
- *    moved to a `syscall' instruction in its [vdso] (or another executable
- *    mapping), runs to the exit of that one call, and gets all its
- *    registers back exactly (the instruction pointer moved to the abort
- *    handler if it was inside an rseq critical section, as the kernel would
- *    have done).
+ *    moved to a system call instruction (`syscall' on x86_64, `svc #0' on
+ *    aarch64) in its [vdso] (or another executable mapping), runs to the
+ *    exit of that one call, and gets all its registers back exactly (the
+ *    instruction pointer moved to the abort handler if it was inside an
+ *    rseq critical section, as the kernel would have done).
  * The node mask is written below the red zone of the thread's own stack
  * (sp - 128 and lower, inside the writable mapping that holds sp) and the
  * bytes there are put back after the call.  No breakpoint, no single step,
  * no signal is ever sent to the target, and nothing is written to its code.
+ *
+ * Identity: the thread is attached by bare TID, so after the seize and the
+ * first stop, before anything is changed, the engine proves that the task
+ * it holds is the one the handle names: the handle's pidfd, when it has
+ * one (h->pidfd >= 0), has not exited, and h->tid is a thread of h->pid
+ * (tgkill null-signal probe).  A TID cannot be reused while its task
+ * lives, and the seized task is held stopped, so the checks are
+ * conclusive; a task that exited after the caller confirmed it, its TID
+ * taken by another, is detached untouched and reported as FAIL_EXITED.
+ * Without a pidfd (-a on kernels without PIDFD_THREAD, FAIL_NO_THREAD_PIDFD)
+ * only the second check is made: a TID taken by a new thread of the same
+ * process (or, for a leader, a PID taken by a new process) is not told
+ * apart.
  *
  * What holds, and what does not:
  *  - Target or thread dying at any point: reported as FAIL_EXITED, nothing
@@ -75,15 +90,21 @@
 
 #define PMP_PTRACE_TIMEOUT_MS 2000
 
+/* Whether the backend exists for the architecture being built. */
+#if defined(__x86_64__) || defined(__aarch64__)
+# define PMP_PTRACE_SUPPORTED 1
+#else
+# define PMP_PTRACE_SUPPORTED 0
+#endif
+
 struct ptrace_result {
 	enum failure failure;	/* FAIL_NONE: set_mempolicy(2) ran in the thread */
 	int err;		/* with FAIL_NONE, the call's own errno (0: set);
 				 * otherwise the errno behind the failure */
 	pid_t tracer;		/* FAIL_ALREADY_TRACED: the tracer's pid */
 	int yama_scope;		/* /proc/sys/kernel/yama/ptrace_scope, -1 if absent */
-	char detail[96];	/* FAIL_INJECTION: where it failed */
-	bool rseq_aborted;	/* it was stopped inside an rseq critical section
-				 * and was resumed at the section's abort handler */
+	char detail[96];	/* FAIL_INJECTION: where it failed; FAIL_EXITED:
+				 * set when the identity check refused */
 };
 
 struct ptrace_request {
@@ -91,8 +112,6 @@ struct ptrace_request {
 	const unsigned long *mask;	/* node mask words, NULL for none */
 	unsigned long maxnode;		/* mask bits + 1, as set_mempolicy(2) takes it; 0 for none */
 	bool allow_seccomp;		/* inject even into threads under a seccomp filter */
-	bool skip_rseq_fixup;		/* tests only: resume an rseq section where it
-					 * stopped, to show what the fixup prevents */
 };
 
 /* Make the thread h names call set_mempolicy(mode, mask, maxnode)

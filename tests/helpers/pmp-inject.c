@@ -4,7 +4,8 @@
  * ptrace_set_thread_policy(), one at a time, re-reading /proc/PID/task
  * until a pass finds no thread it has not done (at most 10 passes).
  *
- * Usage: pmp-inject [--allow-seccomp] [--no-rseq-fixup] [--tid=TID] PID MODE NODES
+ * Usage: pmp-inject [--allow-seccomp] [--no-rseq-fixup] [--stale-pidfd] [--tid=TID]
+ *                   PID MODE NODES
  *
  *   MODE   default | preferred | bind | interleave | local | preferred-many
  *          | weighted-interleave, optionally +static or +relative
@@ -14,6 +15,10 @@
  *   --no-rseq-fixup  resume a thread stopped inside an rseq critical
  *               section where it stopped (the bug the fixup prevents; for
  *               the negative control of the rseq test)
+ *   --stale-pidfd  hand the engine, with each TID, the pidfd of a child
+ *               that has exited and been reaped: a handle whose task is
+ *               gone while its TID is alive, as when the TID was reused
+ *               after the caller confirmed it (the engine must refuse)
  *
  * Prints one line per thread, flushed at once:
  *   TID RESULT err=NAME tracer=T yama=Y us=MICROSECONDS rseq=abort|- detail=...
@@ -21,19 +26,27 @@
  * Exit status: 0 if every thread was set (gone ones do not count), 1 if
  * some were not, 2 on a usage error.
  *
- * Built against the tool's sources (needs config.h and libpmp).
+ * Built against the tool's sources (needs config.h and libpmp), and linked
+ * with -Wl,--wrap=tracee_rseq_abort_ip: the engine's rseq lookup comes
+ * here first, which is how rseq= is known and --no-rseq-fixup works
+ * without a word of either in the engine.
  */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "compat.h"
+#include "ptrace-mem.h"
 #include "ptrace.h"
+#include "sys.h"
 
 #define MAX_NODES 1024
 #define MAX_THREADS 65536
@@ -56,6 +69,7 @@ static const struct mode_name modes[] = {
 
 struct run {
 	pid_t pid;
+	int pidfd;		/* the handles' pidfd, -1 for none */
 	struct ptrace_request req;
 	unsigned long mask[MAX_NODES / (8 * sizeof(unsigned long))];
 	pid_t *done;
@@ -64,9 +78,31 @@ struct run {
 	double total_us;
 };
 
+/* The stand-in for the engine's rseq lookup: what the real one said for
+ * the thread being injected, and whether to answer "not in a section"
+ * whatever it says. */
+static struct {
+	bool no_fixup;
+	bool aborted;
+} rseq_seam;
+
+#if PMP_PTRACE_SUPPORTED
+bool __real_tracee_rseq_abort_ip(pid_t tid, uint64_t pc, uint64_t *abort_ip);
+bool __wrap_tracee_rseq_abort_ip(pid_t tid, uint64_t pc, uint64_t *abort_ip);
+
+bool __wrap_tracee_rseq_abort_ip(pid_t tid, uint64_t pc, uint64_t *abort_ip)
+{
+	if (rseq_seam.no_fixup)
+		return false;
+	rseq_seam.aborted = __real_tracee_rseq_abort_ip(tid, pc, abort_ip);
+	return rseq_seam.aborted;
+}
+#endif
+
 static int usage(void)
 {
-	fprintf(stderr, "Usage: pmp-inject [--allow-seccomp] [--no-rseq-fixup] [--tid=TID] PID MODE NODES\n");
+	fprintf(stderr, "Usage: pmp-inject [--allow-seccomp] [--no-rseq-fixup] [--stale-pidfd] [--tid=TID]"
+		" PID MODE NODES\n");
 	return 2;
 }
 
@@ -129,6 +165,28 @@ static int parse_nodes(const char *arg, struct run *r)
 	return 0;
 }
 
+/* A pidfd whose task has exited and been reaped: a child's, opened while
+ * it lived.  -1 with errno on failure. */
+static int stale_pidfd(void)
+{
+	pid_t child = fork();
+	int fd, err;
+
+	if (child < 0)
+		return -1;
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	fd = sys_pidfd_open(child, 0);
+	err = errno;
+	kill(child, SIGKILL);
+	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		;
+	errno = err;
+	return fd;
+}
+
 static bool already_done(const struct run *r, pid_t tid)
 {
 	for (size_t i = 0; i < r->ndone; i++)
@@ -143,9 +201,10 @@ static void one(struct run *r, pid_t tid)
 	struct timespec t0, t1;
 	double us;
 
-	struct task_handle h = { .pid = r->pid, .tid = tid, .per_thread = true, .pidfd = -1 };
+	struct task_handle h = { .pid = r->pid, .tid = tid, .per_thread = true, .pidfd = r->pidfd };
 	const char *what;
 
+	rseq_seam.aborted = false;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ptrace_set_thread_policy(&h, &r->req, &res);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -161,7 +220,7 @@ static void one(struct run *r, pid_t tid)
 	what = res.failure != FAIL_NONE ? failure_name(res.failure) : res.err ? "call-failed" : "set";
 	printf("%d %s err=%s tracer=%d yama=%d us=%.0f rseq=%s detail=%s\n", (int)tid,
 	       what, res.err ? strerrorname_np(res.err) : "0",
-	       (int)res.tracer, res.yama_scope, us, res.rseq_aborted ? "abort" : "-",
+	       (int)res.tracer, res.yama_scope, us, rseq_seam.aborted ? "abort" : "-",
 	       res.detail[0] ? res.detail : "-");
 	fflush(stdout);
 }
@@ -203,11 +262,19 @@ int main(int argc, char **argv)
 	char *end;
 
 	memset(&r, 0, sizeof(r));
+	r.pidfd = -1;
 	for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
 		if (strcmp(argv[i], "--allow-seccomp") == 0)
 			r.req.allow_seccomp = true;
 		else if (strcmp(argv[i], "--no-rseq-fixup") == 0)
-			r.req.skip_rseq_fixup = true;
+			rseq_seam.no_fixup = true;
+		else if (strcmp(argv[i], "--stale-pidfd") == 0) {
+			r.pidfd = stale_pidfd();
+			if (r.pidfd < 0) {
+				perror("pmp-inject: a pidfd for an exited child");
+				return 1;
+			}
+		}
 		else if (strncmp(argv[i], "--tid=", 6) == 0)
 			tid_only = strtol(argv[i] + 6, NULL, 10);
 		else
@@ -243,5 +310,7 @@ int main(int argc, char **argv)
 	printf("summary threads=%zu set=%lu failed=%lu gone=%lu us_per_thread=%.0f\n", r.ndone, r.nset,
 	       r.nfailed, r.ngone, r.ndone ? r.total_us / (double)r.ndone : 0.0);
 	free(r.done);
+	if (r.pidfd >= 0)
+		close(r.pidfd);
 	return r.nfailed || r.nset == 0 ? 1 : 0;
 }

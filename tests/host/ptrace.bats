@@ -410,6 +410,26 @@ hold_thread() {
 	eval "exec $T2W>&- $T2R>&-"
 }
 
+@test "inject: a handle whose task exited while its TID lives on is refused after the seize, untouched" {
+	blocker_start --ms=$MS
+	# The blocker's main thread stands for the task that took the TID over;
+	# the handle's pidfd names a child that has exited and been reaped.
+	local blk
+	blk=$(grep '^SigBlk:' "/proc/$BLOCKER_PID/status")
+	inject --stale-pidfd --tid="$BLOCKER_PID" "$BLOCKER_PID" bind 0
+	[ "$status" -eq 1 ]
+	# the detail is the identity check's, which runs only once seized
+	grep -q "^$BLOCKER_PID exited err=ESRCH .* detail=exited; its TID names another task now$" <<<"$output"
+	[ "$(task_policy "$BLOCKER_PID" "$BLOCKER_PID")" = default ]
+	[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$BLOCKER_PID/status")" = 0 ]
+	[ "$(grep '^SigBlk:' "/proc/$BLOCKER_PID/status")" = "$blk" ]
+	ask ping
+	# positive control: the same thread, with no pidfd to contradict it
+	inject --tid="$BLOCKER_PID" "$BLOCKER_PID" bind 0
+	[ "$status" -eq 0 ]
+	[ "$(task_policy "$BLOCKER_PID" "$BLOCKER_PID")" = bind:0 ]
+}
+
 # rseq_start: pmp-rseq (one thread spinning inside an rseq critical
 # section) through the blocker driver; sets BLOCKER_PID and RSEQ_TID, and
 # checks that a signal gets the spinner out of its section to report.

@@ -1,0 +1,369 @@
+/*
+ * ptrace-mem.c - the traced thread's memory, for the ptrace backend:
+ * reading and writing it (process_vm_readv/writev, /proc/TID/mem where the
+ * kernel lacks them), finding its mappings (PROCMAP_QUERY, the maps file
+ * where the kernel lacks that), the scratch area for the node mask below
+ * the red zone of its stack, the system call instruction it is pointed at
+ * (its [vdso] first), and the rseq critical section it may be inside.
+ * Nothing here changes registers or stops: the engine (ptrace.c) does.
+ */
+#include "config.h"
+
+#include "ptrace.h"
+
+#if PMP_PTRACE_SUPPORTED
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "procfs.h"
+#include "ptrace-arch.h"
+#include "ptrace-mem.h"
+#include "ptrace-tracee.h"
+
+#define SCRATCH_GAP		64		/* extra margin below the red zone */
+#define SCAN_CHUNK		65536
+
+#ifndef PTRACE_GET_RSEQ_CONFIGURATION
+# define PTRACE_GET_RSEQ_CONFIGURATION	0x420f
+#endif
+
+/* Kernel ABI layouts, spelled out so that older C libraries do. */
+struct pmp_rseq_config {
+	uint64_t rseq_abi_pointer;
+	uint32_t rseq_abi_size;
+	uint32_t signature;
+	uint32_t flags;
+	uint32_t pad;
+};
+
+struct pmp_rseq_cs {
+	uint32_t version;
+	uint32_t flags;
+	uint64_t start_ip;
+	uint64_t post_commit_offset;
+	uint64_t abort_ip;
+};
+#define RSEQ_CS_FIELD_OFFSET 8	/* struct rseq: cpu_id_start, cpu_id, rseq_cs */
+
+/* ---- transfers ----------------------------------------------------------- */
+
+/* /proc/TID/mem, for kernels built without process_vm_readv/writev
+ * (CONFIG_CROSS_MEMORY_ATTACH=n); a tracer may read and write it. */
+static int proc_mem(pid_t tid, unsigned long addr, void *buf, size_t len, bool write)
+{
+	char path[64];
+	ssize_t n;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
+	fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = write ? pwrite(fd, buf, len, (off_t)addr) : pread(fd, buf, len, (off_t)addr);
+	err = errno;
+	close(fd);
+	if (n < 0) {
+		errno = err;
+		return -1;
+	}
+	if ((size_t)n != len) {
+		errno = EFAULT;
+		return -1;
+	}
+	return 0;
+}
+
+static int mem_xfer(pid_t tid, unsigned long addr, void *buf, size_t len, bool write)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)addr, .iov_len = len };
+	ssize_t n = write ? process_vm_writev(tid, &local, 1, &remote, 1, 0)
+			  : process_vm_readv(tid, &local, 1, &remote, 1, 0);
+
+	if (n < 0 && errno == ENOSYS)
+		return proc_mem(tid, addr, buf, len, write);
+	if (n < 0)
+		return -1;
+	if ((size_t)n != len) {
+		errno = EFAULT;
+		return -1;
+	}
+	return 0;
+}
+
+int tracee_mem_read(pid_t tid, unsigned long addr, void *buf, size_t len)
+{
+	return mem_xfer(tid, addr, buf, len, false);
+}
+
+int tracee_mem_write(pid_t tid, unsigned long addr, const void *buf, size_t len)
+{
+	return mem_xfer(tid, addr, (void *)(uintptr_t)buf, len, true);
+}
+
+/* ---- mappings ------------------------------------------------------------ */
+
+struct vma {
+	unsigned long start, end;
+	char perms[8];
+	char name[64];
+};
+
+/* Call fn for each mapping of the thread's address space until it returns
+ * nonzero; returns that value, 0 at the end, -1 if maps cannot be read. */
+static int maps_walk(const struct tracee *t, int (*fn)(const struct vma *v, void *arg), void *arg)
+{
+	char path[64], line[512];
+	FILE *f;
+	int r = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)t->pid, (int)t->tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (r == 0 && fgets(line, sizeof(line), f)) {
+		struct vma v;
+		int name_at = 0;
+
+		memset(&v, 0, sizeof(v));
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &v.start, &v.end, v.perms, &name_at) < 3)
+			continue;
+		if (name_at > 0) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(v.name, sizeof(v.name), "%s", line + name_at);
+		}
+		r = fn(&v, arg);
+	}
+	fclose(f);
+	return r;
+}
+
+/* PROCMAP_QUERY: the kernel looks up the one mapping that holds addr,
+ * where the maps file lists every mapping (one per thread stack, so reading
+ * it for each thread would make -a quadratic).  0 found (pq filled), -1 not
+ * (errno: ENOENT no mapping holds addr; ENOTTY before Linux 6.11). */
+static int vma_query_kernel(const struct tracee *t, unsigned long addr, struct pmp_procmap_query *pq)
+{
+	char path[64];
+	int fd, r, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)t->pid, (int)t->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	memset(pq, 0, sizeof(*pq));
+	pq->size = sizeof(*pq);
+	pq->query_addr = addr;
+	r = ioctl(fd, PMP_PROCMAP_QUERY, pq);
+	err = errno;
+	close(fd);
+	errno = err;
+	if (r == 0 && (addr < pq->vma_start || addr >= pq->vma_end)) {
+		errno = EPROTO;
+		return -1;
+	}
+	return r;
+}
+
+/* ---- the scratch area on the stack --------------------------------------- */
+
+struct stack_query {
+	unsigned long sp, low;
+	bool ok;
+};
+
+static int stack_vma_fn(const struct vma *v, void *arg)
+{
+	struct stack_query *q = arg;
+
+	if (q->sp < v->start || q->sp >= v->end)
+		return 0;
+	q->ok = v->perms[0] == 'r' && v->perms[1] == 'w' && q->low >= v->start;
+	return 1;
+}
+
+/* Answer q through PROCMAP_QUERY.  0 answered, -1 not (the caller then
+ * reads the maps). */
+static int stack_query_kernel(const struct tracee *t, struct stack_query *q)
+{
+	const uint64_t rw = PMP_PROCMAP_VMA_READABLE | PMP_PROCMAP_VMA_WRITABLE;
+	struct pmp_procmap_query pq;
+
+	if (vma_query_kernel(t, q->sp, &pq) < 0) {
+		if (errno != ENOENT)
+			return -1;
+		q->ok = false;	/* no mapping holds sp */
+		return 0;
+	}
+	q->ok = (pq.vma_flags & rw) == rw && q->low >= pq.vma_start;
+	return 0;
+}
+
+int tracee_place_scratch(struct tracee *t, unsigned long sp, const void *data, size_t len)
+{
+	struct stack_query q;
+
+	t->scratch = 0;
+	if (len == 0)
+		return 0;
+	q.sp = sp;
+	q.low = (sp - arch_red_zone - SCRATCH_GAP - len) & ~15UL;
+	q.ok = false;
+	if (stack_query_kernel(t, &q) < 0 && maps_walk(t, stack_vma_fn, &q) < 0)
+		return tracee_failed(t, errno, "cannot read the thread's maps");
+	if (!q.ok || q.low > sp)
+		return tracee_verdict(t, FAIL_INJECTION, EFAULT, "no writable stack below the thread's sp");
+	if (tracee_mem_read(t->tid, q.low, t->saved, len) < 0)
+		return tracee_failed(t, errno, "cannot read the thread's stack");
+	t->scratch = q.low;
+	t->scratch_len = len;
+	t->scratch_dirty = true;
+	if (tracee_mem_write(t->tid, q.low, data, len) < 0)
+		return tracee_failed(t, errno, "cannot write the thread's stack");
+	return 0;
+}
+
+int tracee_restore_scratch(struct tracee *t)
+{
+	if (!t->scratch_dirty)
+		return 0;
+	if (tracee_mem_write(t->tid, t->scratch, t->saved, t->scratch_len) < 0)
+		return -1;
+	t->scratch_dirty = false;
+	return 0;
+}
+
+/* ---- a system call instruction ------------------------------------------- */
+
+struct insn_query {
+	pid_t tid;
+	bool want_vdso;
+	unsigned long found;
+	unsigned char buf[SCAN_CHUNK];
+};
+
+/* A system call instruction (x86_64 `syscall', 0f 05; aarch64 `svc #0',
+ * aligned) anywhere in an executable mapping: the thread is pointed
+ * straight at it, so any such bytes will do. */
+static int insn_fn(const struct vma *v, void *arg)
+{
+	struct insn_query *q = arg;
+	bool is_vdso = strcmp(v->name, "[vdso]") == 0;
+
+	if (v->perms[2] != 'x' || strcmp(v->name, "[vsyscall]") == 0 || q->want_vdso != is_vdso)
+		return 0;
+	/* chunks overlap by one instruction less a byte, so none is cut */
+	for (unsigned long at = v->start; at < v->end; at += SCAN_CHUNK - (arch_syscall_insn_len - 1)) {
+		size_t len = v->end - at < SCAN_CHUNK ? v->end - at : SCAN_CHUNK;
+
+		if (tracee_mem_read(q->tid, at, q->buf, len) < 0)
+			return 0;
+		for (size_t i = 0; i + arch_syscall_insn_len <= len; i++)
+			if ((at + i) % arch_syscall_insn_align == 0 &&
+			    memcmp(q->buf + i, arch_syscall_insn, arch_syscall_insn_len) == 0) {
+				q->found = at + i;
+				return 1;
+			}
+		if (len < SCAN_CHUNK)
+			break;
+	}
+	return 0;
+}
+
+/* The vDSO's mapping without reading every mapping: its address from the
+ * process's auxiliary vector (AT_SYSINFO_EHDR), its extent and rights from
+ * PROCMAP_QUERY.  0 found, -1 not (the caller then reads the maps). */
+static int vdso_vma_kernel(const struct tracee *t, struct vma *v)
+{
+	unsigned long auxv[2 * 64], base = 0;
+	struct pmp_procmap_query pq;
+	char path[64];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)t->pid);
+	len = procfs_read_file(path, (char *)auxv, sizeof(auxv));
+	if (len < 0)
+		return -1;
+	for (size_t i = 0; i + 1 < (size_t)len / sizeof(auxv[0]) && auxv[i] != AT_NULL; i += 2)
+		if (auxv[i] == AT_SYSINFO_EHDR)
+			base = auxv[i + 1];
+	if (!base || vma_query_kernel(t, base, &pq) < 0 || !(pq.vma_flags & PMP_PROCMAP_VMA_EXECUTABLE))
+		return -1;
+	memset(v, 0, sizeof(*v));
+	v->start = pq.vma_start;
+	v->end = pq.vma_end;
+	snprintf(v->perms, sizeof(v->perms), "r-xp");
+	snprintf(v->name, sizeof(v->name), "[vdso]");
+	return 0;
+}
+
+int tracee_find_syscall_insn(struct tracee *t, unsigned long *addr)
+{
+	struct insn_query *q = calloc(1, sizeof(*q));
+	struct vma vdso;
+	int r = -1;
+
+	if (!q)
+		return tracee_verdict(t, FAIL_INJECTION, ENOMEM, "out of memory");
+	q->tid = t->tid;
+	q->want_vdso = true;
+	if (vdso_vma_kernel(t, &vdso) == 0)
+		insn_fn(&vdso, q);
+	if (!q->found && maps_walk(t, insn_fn, q) < 0) {
+		tracee_failed(t, errno, "cannot read the thread's maps");
+		goto out;
+	}
+	if (!q->found) {
+		q->want_vdso = false;
+		if (maps_walk(t, insn_fn, q) < 0) {
+			tracee_failed(t, errno, "cannot read the thread's maps");
+			goto out;
+		}
+	}
+	if (!q->found) {
+		tracee_verdict(t, FAIL_INJECTION, ENOEXEC, "no syscall instruction in the target");
+		goto out;
+	}
+	*addr = q->found;
+	r = 0;
+out:
+	free(q);
+	return r;
+}
+
+/* ---- rseq ---------------------------------------------------------------- */
+
+/* The kernel's own answer (PTRACE_GET_RSEQ_CONFIGURATION, Linux 5.13) says
+ * where the thread's struct rseq is; its rseq_cs field names the section
+ * the thread last armed.  Any read that fails means no section to leave. */
+bool tracee_rseq_abort_ip(pid_t tid, uint64_t pc, uint64_t *abort_ip)
+{
+	struct pmp_rseq_config cfg;
+	struct pmp_rseq_cs cs;
+	uint64_t cs_ptr;
+
+	memset(&cfg, 0, sizeof(cfg));
+	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, tid, (void *)sizeof(cfg), &cfg) < 0 ||
+	    !cfg.rseq_abi_pointer)
+		return false;
+	if (tracee_mem_read(tid, cfg.rseq_abi_pointer + RSEQ_CS_FIELD_OFFSET, &cs_ptr, sizeof(cs_ptr)) < 0 ||
+	    !cs_ptr)
+		return false;
+	if (tracee_mem_read(tid, cs_ptr, &cs, sizeof(cs)) < 0)
+		return false;
+	if (pc < cs.start_ip || pc - cs.start_ip >= cs.post_commit_offset)
+		return false;
+	*abort_ip = cs.abort_ip;
+	return true;
+}
+
+#endif /* PMP_PTRACE_SUPPORTED */

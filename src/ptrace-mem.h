@@ -1,0 +1,46 @@
+/*
+ * ptrace-mem.h - the traced thread's memory, as the ptrace backend reads
+ * and writes it: raw transfers, the scratch area on its stack that holds
+ * the node mask, the system call instruction it is pointed at, and the
+ * rseq critical section it may have been stopped in.  Only the ptrace
+ * files include it, and the test helper that stands in for the rseq
+ * lookup (tests/helpers/pmp-inject.c, linked with
+ * -Wl,--wrap=tracee_rseq_abort_ip).
+ */
+#ifndef PMP_PTRACE_MEM_H
+#define PMP_PTRACE_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct tracee;
+
+/* Read or write len bytes at addr in thread tid: process_vm_readv/writev,
+ * or /proc/TID/mem where the kernel lacks them.  0, or -1 with errno
+ * (EFAULT for a short transfer). */
+int tracee_mem_read(pid_t tid, unsigned long addr, void *buf, size_t len);
+int tracee_mem_write(pid_t tid, unsigned long addr, const void *buf, size_t len);
+
+/* Copy len bytes of data below the red zone of the stack whose pointer
+ * is sp, inside the same writable mapping, keeping the bytes they cover
+ * in t->saved; t->scratch says where (0: nowhere, for len 0).  0, or -1
+ * with the verdict said. */
+int tracee_place_scratch(struct tracee *t, unsigned long sp, const void *data, size_t len);
+
+/* Write the kept bytes back over the scratch area, if it still holds the
+ * data.  0, or -1 with errno. */
+int tracee_restore_scratch(struct tracee *t);
+
+/* A system call instruction in one of the thread's executable mappings,
+ * its [vdso] first.  0, or -1 with the verdict said. */
+int tracee_find_syscall_insn(struct tracee *t, unsigned long *addr);
+
+/* Whether thread tid, stopped at pc, is inside an rseq critical section;
+ * if so *abort_ip is where the kernel would resume it (the section's
+ * abort handler).  The engine calls it from another file so that a test
+ * can stand in for it at link time. */
+bool tracee_rseq_abort_ip(pid_t tid, uint64_t pc, uint64_t *abort_ip);
+
+#endif
