@@ -201,7 +201,7 @@ static int prove_sets_own_policy(struct setter *s)
 {
 	struct own_policy before, want, after;
 	bool read_back, set;
-	int pidfd, err;
+	int pidfd, err, read_err;
 	long r;
 
 	if (get_own_policy(&before, 0) < 0) {
@@ -222,6 +222,7 @@ static int prove_sets_own_policy(struct setter *s)
 	err = errno;
 	close(pidfd);
 	read_back = get_own_policy(&after, 0) == 0;
+	read_err = errno;
 	set = r == 0 && read_back && same_policy(&after, &want);
 	if ((!read_back || !same_policy(&after, &before)) &&
 	    syscall(SYS_set_mempolicy, before.mode, before.mask, PROOF_MAXNODE) < 0) {
@@ -231,6 +232,11 @@ static int prove_sets_own_policy(struct setter *s)
 	}
 	if (set)
 		return 0;
+	if (!read_back) {
+		snprintf(s->why, sizeof(s->why), "cannot read the caller's own policy back after proving syscall %ld: %s",
+			 s->nr, strerror(read_err));
+		return -1;
+	}
 	if (r == -1 && err == EPERM) {
 		snprintf(s->why, sizeof(s->why),
 			 "syscall %ld refused to set the caller's own policy (EPERM: no CAP_SYS_NICE)", s->nr);

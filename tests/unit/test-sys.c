@@ -44,6 +44,7 @@ static struct {
 	enum kind kind;
 	bool no_cap;			/* the caller lacks CAP_SYS_NICE */
 	bool restore_fails;		/* set_mempolicy(2) fails */
+	bool unreadable_after;		/* get_mempolicy(2) fails after the proof's call */
 	int mode;			/* the caller's task policy */
 	unsigned long mask[WORDS];
 	unsigned long allowed[WORDS];	/* its Mems_allowed */
@@ -110,6 +111,8 @@ static long fake_get_mempolicy(int *mode, unsigned long *mask, unsigned long max
 {
 	if (maxnode - 1 < WORDS * WORD_BITS)
 		return fail(EINVAL);	/* below nr_node_ids */
+	if (k.unreadable_after && k.ncalls > 2)
+		return fail(EFAULT);
 	if (flags == MPOL_F_MEMS_ALLOWED) {
 		*mode = 0;
 		memcpy(mask, k.allowed, sizeof(k.allowed));
@@ -317,6 +320,14 @@ int main(void)
 	ok(r == -1 && !s.verified, "proven, but the policy cannot be restored: not trusted");
 	is_str(s.why, "cannot restore the caller's own policy after proving syscall 451: Invalid argument",
 	       "restore failure: the reason");
+
+	reset(true, SETTER);
+	k.unreadable_after = true;
+	r = sys_setter_resolve(&s, "451");
+	ok(r == -1 && !s.verified, "the policy cannot be read back: not trusted");
+	is_str(s.why, "cannot read the caller's own policy back after proving syscall 451: Bad address",
+	       "read-back failure: the reason");
+	ok(policy_is(MPOL_DEFAULT, 0) && k.nsets == 1, "read-back failure: restored all the same");
 
 	reset(true, SETTER);
 	memset(k.allowed, 0, sizeof(k.allowed));
