@@ -6,7 +6,8 @@
  * The number of pidfd_set_mempolicy is not in mainline.  Its v2 patch uses
  * 451 on x86_64, which every stock kernel since 6.5 gives to cachestat, so a
  * number is only ever called once the running kernel has been shown to
- * provide the syscall there.
+ * provide the syscall there, and only used on a target once it has set the
+ * tool's own policy as only that syscall does.
  */
 #include "config.h"
 
@@ -125,9 +126,133 @@ static int probe_answers_like_setter(struct setter *s)
 	return -1;
 }
 
+/* Room in a node mask for any kernel: get_mempolicy(2) wants maxnode at
+ * least nr_node_ids, and MAX_NUMNODES is at most 1024 wherever Linux runs. */
+#define PROOF_NODE_BITS 4096UL
+#define PROOF_WORDS (PROOF_NODE_BITS / (8 * sizeof(unsigned long)))
+#define PROOF_MAXNODE (PROOF_NODE_BITS + 1)
+
+struct own_policy {
+	int mode;			/* with its mode flags */
+	unsigned long mask[PROOF_WORDS];
+};
+
+/* The calling thread's task policy (get_mempolicy(2), flags 0), or with
+ * MPOL_F_MEMS_ALLOWED its allowed nodes. */
+static int get_own_policy(struct own_policy *p, unsigned long flags)
+{
+	memset(p, 0, sizeof(*p));
+	return (int)syscall(SYS_get_mempolicy, &p->mode, p->mask, PROOF_MAXNODE, NULL, flags);
+}
+
+static bool same_policy(const struct own_policy *a, const struct own_policy *b)
+{
+	return a->mode == b->mode && memcmp(a->mask, b->mask, sizeof(a->mask)) == 0;
+}
+
+static int lowest_node(const struct own_policy *nodes)
+{
+	for (size_t w = 0; w < PROOF_WORDS; w++)
+		if (nodes->mask[w])
+			return (int)(w * 8 * sizeof(unsigned long)) + __builtin_ctzl(nodes->mask[w]);
+	return -1;
+}
+
+/* The policy the proof asks for: preferred, on the lowest node the caller
+ * may use, with static nodes -- or relative ones if the caller has that
+ * already -- so that it differs from what the caller has: a number that
+ * returns 0 and does nothing cannot pass for the syscall. */
+static int proof_policy(const struct own_policy *before, struct own_policy *want, struct setter *s)
+{
+	struct own_policy allowed;
+	int node;
+
+	if (get_own_policy(&allowed, MPOL_F_MEMS_ALLOWED) < 0) {
+		snprintf(s->why, sizeof(s->why), "cannot read the caller's allowed nodes to prove syscall %ld: %s",
+			 s->nr, strerror(errno));
+		return -1;
+	}
+	node = lowest_node(&allowed);
+	if (node < 0) {
+		snprintf(s->why, sizeof(s->why), "the caller may use no node to prove syscall %ld on", s->nr);
+		return -1;
+	}
+	memset(want, 0, sizeof(*want));
+	want->mask[(size_t)node / (8 * sizeof(unsigned long))] = 1UL << ((size_t)node % (8 * sizeof(unsigned long)));
+	want->mode = MPOL_PREFERRED | MPOL_F_STATIC_NODES;
+	if (same_policy(want, before))
+		want->mode = MPOL_PREFERRED | MPOL_F_RELATIVE_NODES;
+	return 0;
+}
+
+/* The proof: on the caller's own pidfd the number must set the caller's
+ * own task policy -- a process pidfd names the thread-group leader, which
+ * is the caller (resolution runs on the main thread, before any other
+ * exists) -- to exactly the policy asked for, as get_mempolicy(2) reads it
+ * back; whatever the number did, set_mempolicy(2) then puts back the
+ * policy read before.  Only the tool's own task is ever named: whatever
+ * else the number may be, it acts on the tool.  process_madvise(2), which
+ * answers the probes alike, reads these arguments as an iovec at the
+ * address MODE and as many iovecs as NMASK's address, and fails on them
+ * before it looks at the pidfd.
+ * Returns 0 when proven; 1 when the number refused with EPERM (the syscall
+ * checks CAP_SYS_NICE once it has the task: the caller lacks it); else -1. */
+static int prove_sets_own_policy(struct setter *s)
+{
+	struct own_policy before, want, after;
+	bool read_back, set;
+	int pidfd, err, read_err;
+	long r;
+
+	if (get_own_policy(&before, 0) < 0) {
+		snprintf(s->why, sizeof(s->why), "cannot read the caller's own policy to prove syscall %ld: %s",
+			 s->nr, strerror(errno));
+		return -1;
+	}
+	if (proof_policy(&before, &want, s) < 0)
+		return -1;
+	pidfd = sys_pidfd_open(getpid(), 0);
+	if (pidfd < 0) {
+		snprintf(s->why, sizeof(s->why), "cannot open the caller's own pidfd to prove syscall %ld: %s",
+			 s->nr, strerror(errno));
+		return -1;
+	}
+	errno = 0;
+	r = syscall(s->nr, pidfd, want.mode, want.mask, PROOF_MAXNODE, 0U);
+	err = errno;
+	close(pidfd);
+	read_back = get_own_policy(&after, 0) == 0;
+	read_err = errno;
+	set = r == 0 && read_back && same_policy(&after, &want);
+	if ((!read_back || !same_policy(&after, &before)) &&
+	    syscall(SYS_set_mempolicy, before.mode, before.mask, PROOF_MAXNODE) < 0) {
+		snprintf(s->why, sizeof(s->why), "cannot restore the caller's own policy after proving syscall %ld: %s",
+			 s->nr, strerror(errno));
+		return -1;
+	}
+	if (set)
+		return 0;
+	if (!read_back) {
+		snprintf(s->why, sizeof(s->why), "cannot read the caller's own policy back after proving syscall %ld: %s",
+			 s->nr, strerror(read_err));
+		return -1;
+	}
+	if (r == -1 && err == EPERM) {
+		snprintf(s->why, sizeof(s->why),
+			 "syscall %ld refused to set the caller's own policy (EPERM: no CAP_SYS_NICE)", s->nr);
+		return 1;
+	}
+	snprintf(s->why, sizeof(s->why),
+		 "syscall %ld did not set the caller's own policy (it is not pidfd_set_mempolicy)", s->nr);
+	return -1;
+}
+
 int sys_setter_resolve(struct setter *s, const char *env_nr)
 {
+	int proof;
+
 	s->verified = false;
+	s->denied = 0;
 	s->why[0] = '\0';
 	choose_number(s, env_nr);
 	if (env_nr && s->nr < 0) {
@@ -150,6 +275,13 @@ int sys_setter_resolve(struct setter *s, const char *env_nr)
 		return -1;
 	if (probe_answers_like_setter(s) < 0)
 		return -1;
+	proof = prove_sets_own_policy(s);
+	if (proof < 0)
+		return -1;
+	if (proof > 0) {
+		s->denied = EPERM;
+		return 0;
+	}
 	s->verified = true;
 	return 0;
 }
@@ -209,8 +341,8 @@ void sys_close_fds(int *fds, size_t n)
 int sys_pidfd_set_mempolicy(const struct setter *s, int pidfd, int mode,
 			    const unsigned long *nmask, unsigned long maxnode)
 {
-	if (!s->verified) {	/* never call a number that was not verified */
-		errno = ENOSYS;
+	if (!s->verified) {	/* never call a number that was not proven */
+		errno = s->denied ? s->denied : ENOSYS;
 		return -1;
 	}
 	return (int)syscall(s->nr, pidfd, mode, nmask, maxnode, 0U);

@@ -13,17 +13,28 @@
 struct setter {
 	long nr;		/* syscall number, -1 when none is known */
 	const char *source;	/* where nr came from, for messages */
-	bool verified;		/* the running kernel provides it at nr */
+	bool verified;		/* proven: the running kernel provides it at nr */
+	int denied;		/* or EPERM: it refused the caller even its own
+				 * policy, so every call would fail so; none is made */
 	char why[200];		/* when not verified: why not */
 };
 
 /* Choose the number (environment PIDMEMPOLICY_SYSCALL_NR, the kernel headers,
  * the configured number) and verify that the running kernel provides
  * pidfd_set_mempolicy at it: the kernel must name the syscall (its
- * tracepoint in tracefs, else /proc/kallsyms), and only then two harmless
- * probes must answer as only this syscall does (flags != 0 -> EINVAL; a bad
- * pidfd -> EBADF).  No number is called before the kernel names the
- * syscall.  Returns 0 when verified, else -1 with why set. */
+ * tracepoint in tracefs, else /proc/kallsyms); only then must two harmless
+ * probes answer as this syscall does (flags != 0 -> EINVAL; a bad pidfd ->
+ * EBADF), which process_madvise does too; only then comes the proof: called
+ * on the caller's own pidfd, the number must set the caller's own task
+ * policy to a policy it did not have, as get_mempolicy(2) reads it back,
+ * after which set_mempolicy(2) restores the policy it had.  No number is
+ * called before the kernel names the syscall, nor with any pidfd but -1
+ * before the probes answered, nor with any but the caller's own during the
+ * proof.  Must run on the main thread.
+ * Returns 0 when verified; 0 also, with denied = EPERM and verified false,
+ * when all but the proof passed and the number refused the proof with
+ * EPERM, as the syscall does a caller without CAP_SYS_NICE; else -1 with
+ * why set. */
 int sys_setter_resolve(struct setter *s, const char *env_nr);
 
 /* pidfd_open(2); returns the fd or -1 with errno. */
@@ -50,7 +61,8 @@ bool sys_null_signal_works(void);
  * close_range(2) per run of consecutive numbers, else close(2) each. */
 void sys_close_fds(int *fds, size_t n);
 
-/* pidfd_set_mempolicy(2) at the verified number; -1 with errno on failure. */
+/* pidfd_set_mempolicy(2) at the verified number; -1 with errno on failure
+ * (EPERM without a call when the setter is denied, ENOSYS when not verified). */
 int sys_pidfd_set_mempolicy(const struct setter *s, int pidfd, int mode,
 			    const unsigned long *nmask, unsigned long maxnode);
 

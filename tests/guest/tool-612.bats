@@ -116,6 +116,50 @@ every_thread_has() {
 	[ "$(task_policy "$TARGET_PID")" = default ]
 }
 
+@test "6.12: told 440 (process_madvise answers the probes alike), the proof refuses it: exit 2, nothing set" {
+	target_start
+	# the name check passes (the syscall is at 463) and so do the probes
+	[ -d "$EVENT" ]
+	ASAN_OPTIONS=detect_leaks=0 PIDMEMPOLICY_SYSCALL_NR=440 run --separate-stderr \
+		strace -f -qq -e trace=pidfd_open,process_madvise,set_mempolicy -o "$BATS_TEST_TMPDIR/trace" \
+		"$PMP" --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status err=$stderr"
+	cat "$BATS_TEST_TMPDIR/trace"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): syscall 440 did not set the caller's own policy (it is not pidfd_set_mempolicy) (--backend=ptrace works without it)" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+	[ "$(target_cmd policy)" = "mode=0 nodes=none" ]
+	# the two probes on pidfd -1, then the proof on the tool's own pidfd;
+	# the target is never opened, 440 never succeeds, nothing to restore
+	local trace=$BATS_TEST_TMPDIR/trace own
+	[ "$(grep -c 'process_madvise(' "$trace")" -eq 3 ]
+	[ "$(grep -c 'process_madvise(-1, ' "$trace")" -eq 2 ]
+	own=$(grep -E '^([0-9]+) +pidfd_open\(\1, 0\) += [0-9]+$' "$trace" | sed 's/.*= //')
+	[ -n "$own" ]
+	grep -Eq "process_madvise\($own, 0x8001, [0-9]+, 0x1001 .*= -1 E" "$trace"
+	! grep -q 'process_madvise(.*) = 0' "$trace"
+	! grep -q "pidfd_open($TARGET_PID," "$trace"
+	! grep -q 'set_mempolicy(' "$trace"
+}
+
+@test "6.12: the proof sets the tool's own policy through 463 and puts it back" {
+	target_start
+	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr \
+		strace -f -qq -e trace=get_mempolicy,set_mempolicy -o "$BATS_TEST_TMPDIR/trace" \
+		"$PMP" --membind=1 -p "$TARGET_PID"
+	echo "status=$status err=$stderr"
+	cat "$BATS_TEST_TMPDIR/trace"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(task_policy "$TARGET_PID")" = bind:1 ]
+	local trace=$BATS_TEST_TMPDIR/trace
+	# read back: preferred (1) with static nodes (0x8000) on node 0, the
+	# tool's lowest allowed node; then the tool's default policy restored
+	grep -q 'get_mempolicy(\[0x8001 /\* MPOL_??? \*/\], \[0x00000000000001, .*, 4097, NULL, 0) = 0' "$trace"
+	[ "$(grep -c 'set_mempolicy(' "$trace")" -eq 1 ]
+	grep -q 'set_mempolicy(MPOL_DEFAULT, \[0000000000000000, .*, 4097) = 0' "$trace"
+}
+
 @test "-a on 6.12: every thread gets its own policy, exit 0, no stderr" {
 	target_start --threads=3
 	read -r -a tids <<<"$(target_cmd threads)"
