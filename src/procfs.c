@@ -34,9 +34,6 @@ int procfs_parse_stat(const char *buf, size_t len, struct proc_stat *out)
 		namelen = sizeof(out->comm) - 1;
 	memcpy(out->comm, open + 1, namelen);
 	out->comm[namelen] = '\0';
-	for (size_t i = 0; i < namelen; i++)
-		if ((unsigned char)out->comm[i] < 0x20 || out->comm[i] == 0x7f)
-			out->comm[i] = '?';
 
 	/* after ") ": field 3 is the state, field 9 the flags */
 	p = close + 1;

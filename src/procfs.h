@@ -13,7 +13,8 @@
 #include <sys/types.h>
 
 struct proc_stat {
-	char comm[64];		/* task name, as in the parentheses */
+	char comm[64];		/* task name, the bytes in the parentheses: the task
+				 * chose them; text_escape() them for a terminal */
 	char state;		/* R, S, D, Z, X, ... */
 	unsigned long flags;	/* task->flags (PF_*) */
 };

@@ -43,8 +43,8 @@ int main(void)
 	ok(procfs_parse_stat("12 (x) S 1 2", 12, &st) < 0, "truncated line");
 	ok(procfs_parse_stat("12 (x) SS 1 2 3 4 5 6", 22, &st) < 0, "state of two letters");
 	ok(procfs_parse_stat("12 (x) S 1 2 3 4 5 -6", 21, &st) < 0, "negative flags");
-	ok(procfs_parse_stat("12 (\x01y) S 1 2 3 4 5 6", 21, &st) == 0 && strcmp(st.comm, "?y") == 0,
-	   "control characters in comm are masked");
+	ok(procfs_parse_stat("12 (\x01y\x9b) S 1 2 3 4 5 6", 22, &st) == 0 && strcmp(st.comm, "\x01y\x9b") == 0,
+	   "comm is kept as the task set it, control bytes included (escaped at output)");
 
 	ok(procfs_status_value(status, strlen(status), "Tgid", val, sizeof(val)) == 0 && strcmp(val, "1200") == 0,
 	   "Tgid value");

@@ -1,0 +1,186 @@
+#!/usr/bin/env bats
+# What the tool writes, as it reaches a terminal, a JSON reader or a full
+# disk: a target's thread names escaped in every line (a failure, -v,
+# --show) and carried whole in JSON; write errors reported; and the
+# command line as people type it.
+#
+# The target is tests/helpers/pmp-target, its threads named with --name:
+# C1 controls (CSI as the raw byte 0x9b and as U+009B in UTF-8), bidi
+# controls, C0 controls, DEL, bytes that are not UTF-8, a backslash, and
+# UTF-8 that must be kept.
+
+load helpers
+
+PMP_TARGET=$PMP_HELPER_DIR/pmp-target
+case $(uname -m) in		# set_mempolicy(2), for pmp-seccomp
+aarch64) NR_SET_MEMPOLICY=237 ;;
+*) NR_SET_MEMPOLICY=238 ;;
+esac
+
+# The names the threads get (thread 0 is the main thread) and how a
+# terminal must be shown them.
+NAMES=(
+	$'a\x9bb'				# CSI, a raw C1 byte
+	$'c\xc2\x9bd'				# CSI as U+009B in UTF-8
+	$'e\xe2\x80\xaef'			# U+202E RIGHT-TO-LEFT OVERRIDE
+	$'caf\xc3\xa9\x1b[2J'			# UTF-8 kept, ESC escaped
+	$'g\xff\\\x7f'				# not UTF-8, backslash, DEL
+	$'\xe2\x81\xa6h\xe2\x80\x8f\xd8\x9c'	# U+2066, U+200F, U+061C
+)
+SHOWN=(
+	'a\x9bb'
+	'c\xc2\x9bd'
+	'e\xe2\x80\xaef'
+	$'caf\xc3\xa9\\x1b[2J'
+	'g\xff\x5c\x7f'
+	'\xe2\x81\xa6h\xe2\x80\x8f\xd8\x9c'
+)
+# ... and what JSON decodes to: the name itself where it is UTF-8, \xNN
+# for each byte that is not (and for a backslash).
+JSONED=(
+	'a\x9bb'
+	"${NAMES[1]}"
+	"${NAMES[2]}"
+	"${NAMES[3]}"
+	$'g\\xff\\x5c\x7f'
+	"${NAMES[5]}"
+)
+
+teardown() {
+	[ -n "${TARGET_PID:-}" ] && kill -KILL "$TARGET_PID" 2>/dev/null
+	[ -n "${CHILD_PID:-}" ] && kill -KILL "$CHILD_PID" 2>/dev/null
+	wait 2>/dev/null || true
+}
+
+need_ptrace_arch() {
+	case $(uname -m) in
+	x86_64 | aarch64) ;;
+	*) skip "the ptrace backend is x86_64 and aarch64 only" ;;
+	esac
+}
+
+# start_named [WRAPPER... --]: pmp-target with a thread per name of NAMES,
+# named so; sets TARGET_PID and TIDS (thread i's TID at index i).
+start_named() {
+	local -a wrapper=() args=()
+	local n line
+	if [ $# -gt 0 ]; then
+		while [ "$1" != -- ]; do wrapper+=("$1"); shift; done
+	fi
+	for n in "${NAMES[@]}"; do
+		args+=("--name=$(printf '%s' "$n" | od -An -tx1 | tr -d ' \n')")
+	done
+	mkfifo "$BATS_TEST_TMPDIR/in"
+	exec {TARGET_IN}<>"$BATS_TEST_TMPDIR/in"
+	"${wrapper[@]}" "$PMP_TARGET" --threads=$((${#NAMES[@]} - 1)) "${args[@]}" \
+		<&"$TARGET_IN" >"$BATS_TEST_TMPDIR/target.out" 3>&- &
+	TARGET_PID=$!
+	for _ in $(seq 100); do
+		grep -q '^ready' "$BATS_TEST_TMPDIR/target.out" 2>/dev/null && break
+		sleep 0.05
+	done
+	echo threads >&"$TARGET_IN"
+	for _ in $(seq 100); do
+		line=$(sed -n 2p "$BATS_TEST_TMPDIR/target.out")
+		[ -n "$line" ] && break
+		sleep 0.05
+	done
+	read -ra TIDS <<<"$line"
+	[ "${#TIDS[@]}" -eq "${#NAMES[@]}" ]
+	[ "${TIDS[0]}" = "$TARGET_PID" ]
+}
+
+# The bytes of a line that a terminal acts on: C0 but newline, DEL, C1.
+no_control_bytes() {
+	! printf '%s' "$1" | od -An -v -tx1 | tr ' ' '\n' | grep -qE '^(0[0-9b-f]|1[0-9a-f]|7f|[89][0-9a-f])$'
+}
+
+@test "names: the kernel gives the test the raw names (positive control)" {
+	start_named
+	for i in "${!NAMES[@]}"; do
+		[ "$(cat "/proc/$TARGET_PID/task/${TIDS[$i]}/comm")" = "${NAMES[$i]}" ]
+	done
+}
+
+@test "names: escaped in the lines of a dry run" {
+	start_named
+	run --separate-stderr "$PMP" -n -a -l -p "$TARGET_PID"
+	want=""
+	for i in "${!NAMES[@]}"; do
+		want+="would set tid ${TIDS[$i]} (${SHOWN[$i]}) of pid $TARGET_PID to local"$'\n'
+	done
+	diff <(printf '%s\n' "$output" | od -c) <(printf '%s' "$want" | od -c)
+	no_control_bytes "$output"
+}
+
+@test "names: escaped in failure lines (a dry run without CAP_SYS_NICE)" {
+	start_named
+	run --separate-stderr setpriv --bounding-set=-sys_nice -- "$PMP" -n -a -l -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	want=""
+	for i in "${!NAMES[@]}"; do
+		want+="pidmempolicy: would fail to set tid ${TIDS[$i]} (${SHOWN[$i]}) of pid $TARGET_PID: needs CAP_SYS_NICE (try sudo)"$'\n'
+	done
+	got=$(grep -v '^pidmempolicy: note:' <<<"$stderr")
+	diff <(printf '%s\n' "$got" | od -c) <(printf '%s' "$want" | od -c)
+	no_control_bytes "$stderr"
+}
+
+@test "names: escaped in the failure lines of a real run (ptrace, seccomp-filtered target)" {
+	need_ptrace_arch
+	start_named "$PMP_SECCOMP" --deny=$NR_SET_MEMPOLICY -- --
+	run --separate-stderr "$PMP" --backend=ptrace -a --membind=0 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	want=""
+	for i in "${!NAMES[@]}"; do
+		want+="pidmempolicy: failed to set tid ${TIDS[$i]} (${SHOWN[$i]}) of pid $TARGET_PID: tid ${TIDS[$i]} runs under a seccomp filter that might kill it on set_mempolicy(2); left alone (--allow-seccomp overrides)"$'\n'
+	done
+	diff <(printf '%s\n' "$stderr" | od -c) <(printf '%s' "$want" | od -c)
+}
+
+@test "names: escaped in -v lines of a real run (ptrace)" {
+	need_ptrace_arch
+	start_named
+	run --separate-stderr "$PMP" --backend=ptrace -v -a --membind=0 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	want=""
+	for i in "${!NAMES[@]}"; do
+		want+="set tid ${TIDS[$i]} (${SHOWN[$i]}) of pid $TARGET_PID to bind:0"$'\n'
+	done
+	want+="${#NAMES[@]} set, 0 failed, 0 exited"$'\n'
+	diff <(printf '%s\n' "$output" | od -c) <(printf '%s' "$want" | od -c)
+}
+
+@test "names: escaped in the --show table" {
+	start_named
+	run --separate-stderr "$PMP" --show -a -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq $((${#NAMES[@]} + 1)) ]
+	for i in "${!NAMES[@]}"; do
+		read -r pid tid comm _ <<<"${lines[$((i + 1))]}"
+		[ "$pid $tid" = "$TARGET_PID ${TIDS[$i]}" ]
+		[ "$comm" = "${SHOWN[$i]}" ] || { echo "got [$comm] want [${SHOWN[$i]}]"; false; }
+	done
+	no_control_bytes "$output"
+}
+
+@test "json: names read back with jq as the threads have them; bytes not UTF-8 as \\xNN" {
+	start_named
+	run --separate-stderr "$PMP" --show --json -a -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	no_control_bytes "$output"
+	jq -e . <<<"$output" >/dev/null
+	for i in "${!NAMES[@]}"; do
+		got=$(jq -r --argjson t "${TIDS[$i]}" '.threads[] | select(.tid == $t) | .comm' <<<"$output")
+		diff <(printf '%s' "$got" | od -c) <(printf '%s' "${JSONED[$i]}" | od -c)
+	done
+}
+
+@test "json: a dry run's document carries the names too" {
+	start_named
+	run --separate-stderr "$PMP" -n --json -a -l -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.threads[0].comm' <<<"$output")" = "${JSONED[0]}" ]
+	[ "$(jq -r '.threads[3].comm' <<<"$output")" = "${JSONED[3]}" ]
+	[ "$(jq -r '.threads[3].result' <<<"$output")" = would-set ]
+}
