@@ -251,7 +251,5 @@ int report_finish(struct report *r)
 		fprintf(r->out, "%lu %s, %lu failed, %lu exited\n", r->applied,
 			r->action == ACTION_SHOW ? "shown" : r->action == ACTION_MIGRATE ? "migrated" : "set",
 			r->failed, r->gone);
-	if (fflush(r->out) != 0)
-		return EXIT_NONE_APPLIED;
 	return status;
 }

@@ -49,7 +49,7 @@ JSONED=(
 teardown() {
 	[ -n "${TARGET_PID:-}" ] && kill -KILL "$TARGET_PID" 2>/dev/null
 	[ -n "${CHILD_PID:-}" ] && kill -KILL "$CHILD_PID" 2>/dev/null
-	wait 2>/dev/null || true
+	stop_threaded
 }
 
 need_ptrace_arch() {
@@ -183,4 +183,107 @@ no_control_bytes() {
 	[ "$(jq -r '.threads[0].comm' <<<"$output")" = "${JSONED[0]}" ]
 	[ "$(jq -r '.threads[3].comm' <<<"$output")" = "${JSONED[3]}" ]
 	[ "$(jq -r '.threads[3].result' <<<"$output")" = would-set ]
+}
+
+# ---- write errors -----------------------------------------------------------
+
+# start_child: a sleeping process of the test's own to set.
+start_child() {
+	sleep 300 3>&- &
+	CHILD_PID=$!
+}
+
+policy_of() {
+	awk 'NR == 1 { print $2 }' "/proc/$1/task/$1/numa_maps"
+}
+
+# run_redirected REDIRECTION ARGS...: the tool with its standard output
+# redirected so (">/dev/full", ">&-").
+run_redirected() {
+	local redir=$1; shift
+	run --separate-stderr bash -c "exec \"\$@\" $redir" _ "$PMP" "$@"
+	echo "status=$status stderr=[$stderr]"
+}
+
+@test "write error: a run that set its target on /dev/full says so and keeps status 0" {
+	need_ptrace_arch
+	start_child
+	run_redirected '>/dev/full' --backend=ptrace -v --membind=0 -p "$CHILD_PID"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "pidmempolicy: write error: No space left on device" ]
+	[ "$(policy_of "$CHILD_PID")" = bind:0 ]
+}
+
+@test "write error: a run that set its target with stdout closed says so and keeps status 0" {
+	need_ptrace_arch
+	start_child
+	run_redirected '>&-' --backend=ptrace -v --interleave=0 -p "$CHILD_PID"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "pidmempolicy: write error: Bad file descriptor" ]
+	[ "$(policy_of "$CHILD_PID")" = interleave:0 ]
+}
+
+@test "write error: --json of a run that set its target keeps its status too" {
+	need_ptrace_arch
+	start_child
+	run_redirected '>/dev/full' --backend=ptrace --json --membind=0 -p "$CHILD_PID"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "pidmempolicy: write error: No space left on device" ]
+}
+
+@test "write error: a run with nothing to print has no write error" {
+	need_ptrace_arch
+	start_child
+	run_redirected '>&-' --backend=ptrace --membind=0 -p "$CHILD_PID"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(policy_of "$CHILD_PID")" = bind:0 ]
+}
+
+@test "write error: a dry run, which changes nothing, exits 1" {
+	start_child
+	run_redirected '>/dev/full' -n -l -p "$CHILD_PID"
+	[ "$status" -eq 1 ]
+	[ "${stderr_lines[-1]}" = "pidmempolicy: write error: No space left on device" ]
+	run_redirected '>&-' -n -l -p "$CHILD_PID"
+	[ "$status" -eq 1 ]
+	[ "${stderr_lines[-1]}" = "pidmempolicy: write error: Bad file descriptor" ]
+}
+
+@test "write error: --show exits 1" {
+	start_child
+	run_redirected '>/dev/full' --show -p "$CHILD_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: write error: No space left on device" ]
+	run_redirected '>&-' --show --json -p "$CHILD_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: write error: Bad file descriptor" ]
+}
+
+@test "write error: --help and --version on /dev/full exit 1" {
+	run_redirected '>/dev/full' --help
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: write error: No space left on device" ]
+	run_redirected '>/dev/full' --version
+	[ "$status" -eq 1 ]
+}
+
+@test "a reader that went away: the run is not killed midway, nothing reported" {
+	need_ptrace_arch
+	start_threaded 3
+	# a pipe whose read end is closed before the tool starts; SIGPIPE at
+	# its default, as a shell leaves it
+	run --separate-stderr python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)
+sys.stderr.write(p.stderr.decode())
+sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)' \
+		"$PMP" --backend=ptrace -v -a --membind=0 -p "$THREADED_PID"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	for t in /proc/$THREADED_PID/task/*; do
+		[ "$(awk 'NR == 1 { print $2 }' "$t/numa_maps")" = bind:0 ]
+	done
 }
