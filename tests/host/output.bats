@@ -287,3 +287,45 @@ sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)' \
 		[ "$(awk 'NR == 1 { print $2 }' "$t/numa_maps")" = bind:0 ]
 	done
 }
+
+# ---- the command line as people type it ---------------------------------
+
+@test "a PID named twice is acted on once, in one list or across -p" {
+	run --separate-stderr "$PMP" -n -l -p "$$,$$" -p "$$"
+	[ "$status" -eq 0 ]
+	[ "$output" = "would set pid $$ (bash) to local" ]
+}
+
+@test "named twice: the places first named are kept, in order" {
+	start_child
+	run --separate-stderr "$PMP" -n -l -p "$CHILD_PID,$$" -p "$CHILD_PID,$$"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "would set pid $CHILD_PID (sleep) to local" ]
+	[ "${lines[1]}" = "would set pid $$ (bash) to local" ]
+}
+
+@test "PID then PID:INODE of it: one action, and the pin holds" {
+	run --separate-stderr "$PMP" -n -l -p "$$" -p "$$:1"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"pidmempolicy: would fail to set pid $$: pid $$ is another process now"* ||
+	   "$stderr" == *"this kernel cannot pin PID:INODE"* ]]
+	[ "$(grep -c 'would fail' <<<"$stderr")" -eq 1 ]
+}
+
+@test "a real run of one PID named three times sets it once" {
+	need_ptrace_arch
+	start_child
+	run --separate-stderr "$PMP" --backend=ptrace -v --membind=0 -p "$CHILD_PID,$CHILD_PID" -p "$CHILD_PID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "set pid $CHILD_PID (sleep) to bind:0"$'\n'"1 set, 0 failed, 0 exited" ]
+}
+
+@test "--all is --all-threads" {
+	start_threaded 2
+	run --separate-stderr "$PMP" -n --all -l -p "$THREADED_PID"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[2]}" == "would set tid "*" (python3) of pid $THREADED_PID to local" ]]
+}
