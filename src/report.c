@@ -105,14 +105,14 @@ static void json_task(struct report *r, struct task_handle *h, const struct outc
 		fprintf(f, ",\"migration\":{\"moved\":%s,\"not_moved\":%ld,\"errno\":",
 			m->moved ? "true" : "false", m->not_moved);
 		if (m->err)
-			json_string(f, strerrorname_np(m->err));
+			json_string(f, failure_errname(m->err));
 		else
 			fputs("null", f);
 		fputc('}', f);
 	}
 	fputs(",\"errno\":", f);
 	if (o->detail.err)
-		json_string(f, strerrorname_np(o->detail.err) ? strerrorname_np(o->detail.err) : "?");
+		json_string(f, failure_errname(o->detail.err));
 	else
 		fputs("null", f);
 	fputs(",\"message\":", f);
@@ -151,7 +151,7 @@ static void report_migration(struct report *r, const struct migration *m, const 
 	if (m->err) {
 		r->failed++;
 		fprintf(r->err, "pidmempolicy: failed to move the pages of %s: %s (%s)\n", name,
-			strerror(m->err), strerrorname_np(m->err));
+			strerror(m->err), failure_errname(m->err));
 		return;
 	}
 	if (m->not_moved > 0)

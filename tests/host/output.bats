@@ -329,3 +329,80 @@ sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)' \
 	[ "${#lines[@]}" -eq 3 ]
 	[[ "${lines[2]}" == "would set tid "*" (python3) of pid $THREADED_PID to local" ]]
 }
+
+# ---- messages that say what is true -------------------------------------
+
+PMP_RUNAS=$PMP_HELPER_DIR/pmp-runas
+
+@test "--show of another user's process, /proc not hidepid: the ptrace check, not hidepid, is named" {
+	if awk '$5 == "/proc" { p = $0 } END { exit !(p ~ / - proc .*hidepid=([1-9]|noaccess|invisible|ptraceable)/) }' \
+		/proc/self/mountinfo; then
+		skip "this host's /proc is mounted hidepid"
+	fi
+	start_child
+	run --separate-stderr "$PMP_RUNAS" --uid=1000 -- "$PMP" --show -p "$CHILD_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to read pid $CHILD_PID (sleep): not allowed to read the memory map of pid $CHILD_PID (ptrace access mode check; see PERMISSIONS in pidmempolicy(8))" ]
+}
+
+@test "--show with /proc mounted hidepid=2: hidepid is named" {
+	command -v unshare >/dev/null || skip "no unshare(1)"
+	start_child
+	run --separate-stderr unshare -m --propagation private sh -c \
+		'mount -t proc -o hidepid=2 proc /proc && exec "$@"' sh \
+		"$PMP_RUNAS" --uid=1000 -- "$PMP" --show -p "$CHILD_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to read pid $CHILD_PID: /proc hides pid $CHILD_PID from this user (mounted with hidepid?); see PERMISSIONS in pidmempolicy(8)" ]
+}
+
+# start_leader_exited: pmp-target whose main thread has exited, two
+# workers running.
+start_leader_exited() {
+	mkfifo "$BATS_TEST_TMPDIR/in"
+	exec {TARGET_IN}<>"$BATS_TEST_TMPDIR/in"
+	"$PMP_TARGET" --threads=2 --leader-exit <&"$TARGET_IN" >"$BATS_TEST_TMPDIR/target.out" 3>&- &
+	TARGET_PID=$!
+	for _ in $(seq 100); do
+		[ "$(awk '/^State:/ { print $2 }' "/proc/$TARGET_PID/status" 2>/dev/null)" = Z ] && return 0
+		sleep 0.05
+	done
+	false
+}
+
+MAIN_EXITED='the main thread of pid %s has exited; its other threads run (use -a)'
+
+@test "a process whose main thread exited is not called exited: set (ptrace), dry run, --show" {
+	start_leader_exited
+	why=$(printf "$MAIN_EXITED" "$TARGET_PID")
+	run --separate-stderr "$PMP" -n -l -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "${stderr_lines[-1]}" = "pidmempolicy: would fail to set pid $TARGET_PID (pmp-target): $why" ]
+	run --separate-stderr "$PMP" --show -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to read pid $TARGET_PID (pmp-target): $why" ]
+	need_ptrace_arch
+	run --separate-stderr "$PMP" --backend=ptrace -l -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): $why" ]
+}
+
+@test "a process whose main thread exited: -a sets its threads, --show -a counts its pages" {
+	need_ptrace_arch
+	start_leader_exited
+	run --separate-stderr "$PMP" --backend=ptrace -v -a --membind=0 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "3 set, 0 failed, 1 exited" ]
+	run --separate-stderr "$PMP" --show -a -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	read -r _ tid _ _ _ pages <<<"${lines[2]}"
+	[ "$tid" != "$TARGET_PID" ]
+	[[ $pages =~ N0=[1-9] ]] || { echo "no pages: ${lines[2]}"; false; }
+}
+
+@test "the tool's own PID is named as the tool itself (ptrace)" {
+	need_ptrace_arch
+	run --separate-stderr bash -c 'exec "$0" --backend=ptrace -l -p $$' "$PMP"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" =~ ^pidmempolicy:\ failed\ to\ set\ pid\ ([0-9]+)\ .*:\ pid\ ([0-9]+)\ is\ pidmempolicy\ itself\;\ the\ ptrace\ backend\ cannot\ trace\ it$ ]]
+	[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]
+}
