@@ -205,22 +205,24 @@ run_redirected() {
 	echo "status=$status stderr=[$stderr]"
 }
 
-@test "write error: a run that set its target on /dev/full says so and keeps status 0" {
+# set_redirected REDIRECTION POLICY_OPTION POLICY REASON: a -v run that
+# sets the child through ptrace, its output redirected so: the write error
+# named, yet status 0 and the policy set.
+set_redirected() {
 	need_ptrace_arch
 	start_child
-	run_redirected '>/dev/full' --backend=ptrace -v --membind=0 -p "$CHILD_PID"
+	run_redirected "$1" --backend=ptrace -v "$2" -p "$CHILD_PID"
 	[ "$status" -eq 0 ]
-	[ "$stderr" = "pidmempolicy: write error: No space left on device" ]
-	[ "$(policy_of "$CHILD_PID")" = bind:0 ]
+	[ "$stderr" = "pidmempolicy: write error: $4" ]
+	[ "$(policy_of "$CHILD_PID")" = "$3" ]
+}
+
+@test "write error: a run that set its target on /dev/full says so and keeps status 0" {
+	set_redirected '>/dev/full' --membind=0 bind:0 "No space left on device"
 }
 
 @test "write error: a run that set its target with stdout closed says so and keeps status 0" {
-	need_ptrace_arch
-	start_child
-	run_redirected '>&-' --backend=ptrace -v --interleave=0 -p "$CHILD_PID"
-	[ "$status" -eq 0 ]
-	[ "$stderr" = "pidmempolicy: write error: Bad file descriptor" ]
-	[ "$(policy_of "$CHILD_PID")" = interleave:0 ]
+	set_redirected '>&-' --interleave=0 interleave:0 "Bad file descriptor"
 }
 
 @test "write error: --json of a run that set its target keeps its status too" {
