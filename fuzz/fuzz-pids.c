@@ -1,8 +1,9 @@
 /*
  * fuzz-pids.c - libFuzzer target for options_parse_pids ("PID",
- * "PID:INODE", comma lists; NUL-terminated like a command-line argument)
- * and text_printable (the echo of user input in messages) with output
- * buffers of several sizes.
+ * "PID:INODE", comma lists; NUL-terminated like a command-line argument),
+ * text_printable (the echo of user input in messages) and text_escape (a
+ * target's names on their way to a terminal) with output buffers of
+ * several sizes.
  */
 #define _GNU_SOURCE 1
 #include <stdint.h>
@@ -35,6 +36,63 @@ static void check_printable(const char *in, size_t inlen)
 		free(out);
 	}
 	(void)text_printable(in, inlen, NULL, 0);	/* len 0: touches nothing */
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* text_escape: its output is well-formed UTF-8 without one unsafe
+ * character, a backslash only as the start of \xNN, and undone it gives
+ * back the input (or, cut for a small buffer, a prefix of it). */
+static void check_escape(const char *in, size_t inlen)
+{
+	size_t want = 0;
+
+	while (want < inlen && in[want])
+		want++;
+	for (size_t s = 0; s <= sizeof(out_sizes) / sizeof(out_sizes[0]); s++) {
+		size_t len = s < sizeof(out_sizes) / sizeof(out_sizes[0]) ? out_sizes[s] :
+			     TEXT_ESCAPED_SIZE(want);
+		char *out = malloc(len);
+		size_t n, back = 0;
+
+		if (!out)
+			abort();
+		FUZZ_ASSERT(text_escape(in, inlen, out, len) == out);
+		n = strnlen(out, len);
+		FUZZ_ASSERT(n < len);
+		for (size_t i = 0; i < n;) {
+			uint32_t cp;
+			size_t k = text_utf8_decode(out + i, n - i, &cp);
+
+			FUZZ_ASSERT(k > 0 && !text_char_unsafe(cp));
+			if (cp == '\\') {
+				int hi, lo;
+
+				FUZZ_ASSERT(i + 3 < n && out[i + 1] == 'x');
+				hi = hexval(out[i + 2]);
+				lo = hexval(out[i + 3]);
+				FUZZ_ASSERT(hi >= 0 && lo >= 0);
+				FUZZ_ASSERT(back < want && (unsigned char)in[back] == (unsigned)(hi << 4 | lo));
+				back++;
+				i += 4;
+				continue;
+			}
+			FUZZ_ASSERT(back + k <= want && memcmp(in + back, out + i, k) == 0);
+			back += k;
+			i += k;
+		}
+		if (len == TEXT_ESCAPED_SIZE(want))
+			FUZZ_ASSERT(back == want);	/* room enough: nothing cut */
+		free(out);
+	}
+	(void)text_escape(in, inlen, NULL, 0);	/* len 0: touches nothing */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -74,5 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * at the guard page), and NUL-bounded as for an argument */
 	check_printable(guarded_copy(&raw_buf, data, size, -1), size);
 	check_printable(arg, (size_t)-1);
+	check_escape(guarded_copy(&raw_buf, data, size, -1), size);
+	check_escape(arg, (size_t)-1);
 	return 0;
 }

@@ -148,9 +148,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (procfs_parse_stat(buf, size, &st) == 0) {
 		size_t n = strnlen(st.comm, sizeof(st.comm));
 
+		/* any bytes the task chose: fuzz-pids proves their escape */
 		FUZZ_ASSERT(n < sizeof(st.comm));
-		for (size_t i = 0; i < n; i++)
-			FUZZ_ASSERT((unsigned char)st.comm[i] >= 0x20 && st.comm[i] != 0x7f);
 	}
 
 	/* /proc/PID/status, with values just too small and large enough */

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "apply.h"
 #include "compat.h"
@@ -26,6 +27,14 @@ static void fail(struct outcome *o, const struct task_handle *h, enum failure f,
 	o->kind = h->per_thread && failure_is_gone(f) ? OUTCOME_GONE : OUTCOME_FAILED;
 	o->failure = f;
 	o->detail.err = err;
+}
+
+/* A task that is a zombie: a thread that has exited, or, named by -p, a
+ * main thread that has exited (pthread_exit) while the process lives on
+ * in its other threads, which -a would reach. */
+static enum failure exited(const struct task_handle *h)
+{
+	return !h->per_thread && targets_alive(h) ? FAIL_LEADER_EXITED : FAIL_EXITED;
 }
 
 /* Would the target's cpuset leave none of the nodes?  The kernel
@@ -82,8 +91,14 @@ static bool caller_lacks_sys_nice(struct applier *a)
 static void foresee_refusal(struct applier *a, struct task_handle *h,
 			    struct outcome *o)
 {
+	const struct proc_stat *st = targets_task_stat(h);
+
 	if (targets_is_kernel_thread(h))
 		fail(o, h, FAIL_KERNEL_THREAD, 0);
+	else if (st->state == 'Z')
+		fail(o, h, exited(h), ESRCH);
+	else if (a->backend == BACKEND_PTRACE && h->pid == getpid())
+		fail(o, h, FAIL_SELF, 0);
 	else if (caller_lacks_sys_nice(a))
 		fail(o, h, FAIL_NEEDS_CAP, 0);
 	else if (cpuset_refuses(a, h, o))
@@ -128,13 +143,22 @@ static void explain_refusal(struct applier *a, struct task_handle *h,
  * (read once per process, not once per thread). */
 static void read_state(struct applier *a, struct task_handle *h, struct outcome *o)
 {
+	/* a main thread that exited has no memory map; the process's live
+	 * threads have it */
+	bool dead_leader = h->tid == h->pid && targets_task_stat(h)->state == 'Z';
+
+	if (dead_leader && exited(h) == FAIL_LEADER_EXITED) {
+		fail(o, h, FAIL_LEADER_EXITED, 0);
+		return;
+	}
 	if (a->pages_of != h->pid) {
 		a->pages_of = 0;
-		if (inspect_process_pages(h->pid, &a->pages) < 0) {
+		if (inspect_process_pages(h->pid, h->tid, &a->pages) < 0) {
 			fail(o, h, targets_proc_failure(h, errno), errno);
 			return;
 		}
-		a->pages_of = h->pid;
+		if (!dead_leader)
+			a->pages_of = h->pid;
 	}
 	if (inspect_thread(h->pid, h->tid, &a->shown) < 0) {
 		fail(o, h, targets_proc_failure(h, errno), errno);
@@ -245,7 +269,13 @@ void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
 	/* nor does ptrace */
 	if (a->action == ACTION_SET && a->backend == BACKEND_PTRACE &&
 	    (h->problem == FAIL_NONE || h->problem == FAIL_NO_THREAD_PIDFD)) {
+		if (h->pid == getpid()) {	/* PTRACE_SEIZE of oneself: EPERM */
+			fail(o, h, FAIL_SELF, 0);
+			return;
+		}
 		set_by_ptrace(a, h, o);
+		if (o->kind == OUTCOME_FAILED && o->failure == FAIL_EXITED)
+			o->failure = exited(h);
 		if (o->kind == OUTCOME_APPLIED && a->migrate)
 			migrate_process(a, h, &o->migration);
 		return;
@@ -268,6 +298,8 @@ void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
 		break;
 	}
 	set_by_syscall(a, h, o);
+	if (o->kind == OUTCOME_FAILED && o->failure == FAIL_EXITED)
+		o->failure = exited(h);
 	if (o->kind == OUTCOME_APPLIED && a->migrate)
 		migrate_process(a, h, &o->migration);
 }

@@ -37,6 +37,13 @@ static const struct failure_row rows[] = {
 	[FAIL_PROC_HIDDEN] = { "proc-hidden", false,
 		"/proc hides pid {pid} from this user (mounted with hidepid?); "
 		"see PERMISSIONS in pidmempolicy(8)", "see PERMISSIONS in pidmempolicy(8)" },
+	[FAIL_PROC_DENIED] = { "proc-denied", false,
+		"not allowed to read the memory map of pid {pid} (ptrace access mode check; "
+		"see PERMISSIONS in pidmempolicy(8))", "see PERMISSIONS in pidmempolicy(8)" },
+	[FAIL_LEADER_EXITED] = { "leader-exited", false,
+		"the main thread of pid {pid} has exited; its other threads run (use -a)", "use -a" },
+	[FAIL_SELF] = { "self", false,
+		"pid {pid} is pidmempolicy itself; the ptrace backend cannot trace it", NULL },
 	[FAIL_NEEDS_CAP] = { "needs-cap-sys-nice", false, "needs CAP_SYS_NICE (try sudo)", "try sudo" },
 	[FAIL_KERNEL_THREAD] = { "kernel-thread", false,
 		"{task} is a kernel thread; its policy cannot be changed", NULL },
@@ -81,7 +88,7 @@ bool failure_is_gone(enum failure f)
 	return row(f)->gone;
 }
 
-static const char *errname(int err)
+const char *failure_errname(int err)
 {
 	const char *n;
 
@@ -154,7 +161,7 @@ static void fill(struct out *o, const char *name, size_t n, const struct failure
 	else if (IS("strerror"))
 		puts_(o, strerror(d->err));
 	else if (IS("errname"))
-		puts_(o, errname(d->err));
+		puts_(o, failure_errname(d->err));
 	else if (IS("errsuffix")) {
 		if (d->err) {
 			puts_(o, ": ");

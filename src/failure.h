@@ -27,6 +27,9 @@ enum failure {
 	FAIL_NO_THREAD_PIDFD,	/* the kernel cannot open a pidfd for one thread */
 	FAIL_UNSETTLED,		/* threads kept appearing; gave up re-scanning */
 	FAIL_PROC_HIDDEN,	/* alive, but /proc will not show it (hidepid) */
+	FAIL_PROC_DENIED,	/* alive, /proc not hidepid: the ptrace check refuses */
+	FAIL_LEADER_EXITED,	/* -p: the main thread exited, other threads run */
+	FAIL_SELF,		/* the tool itself, which it cannot trace */
 	/* the kernel's refusal of the policy */
 	FAIL_NEEDS_CAP,		/* the caller lacks CAP_SYS_NICE */
 	FAIL_KERNEL_THREAD,	/* kernel threads have no settable policy */
@@ -61,6 +64,10 @@ struct failure_detail {
 	const char *refused;	/* FAIL_NODES_NOT_ALLOWED: asked-for nodes outside it */
 	const char *text;	/* FAIL_INJECTION: where it failed */
 };
+
+/* The symbolic name of errno err ("EPERM"); "unknown errno" where the C
+ * library has none (strerrorname_np(3) gives NULL). */
+const char *failure_errname(int err);
 
 /* The failure's name for scripts and tests ("exited", "needs-cap", ...). */
 const char *failure_name(enum failure f);

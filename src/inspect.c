@@ -52,12 +52,12 @@ static int add_pages(const char *line, size_t len, void *arg)
 	return 0;
 }
 
-int inspect_process_pages(pid_t pid, struct task_state *st)
+int inspect_process_pages(pid_t pid, pid_t tid, struct task_state *st)
 {
-	char path[64];
+	char path[96];
 
 	memset(st->pages, 0, sizeof(st->pages));
 	st->nnodes = 0;
-	snprintf(path, sizeof(path), "/proc/%d/numa_maps", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/numa_maps", (int)pid, (int)tid);
 	return procfs_each_line(path, add_pages, st) < 0 ? -1 : 0;
 }

@@ -17,9 +17,10 @@ struct task_state {
 	unsigned int nnodes;		/* entries of pages[] that mean something */
 };
 
-/* Pages per node of process pid, summed over its numa_maps.  Returns 0, or
- * -1 with errno. */
-int inspect_process_pages(pid_t pid, struct task_state *st);
+/* Pages per node of process pid, summed over the numa_maps of its task
+ * tid (a live one: a main thread that has exited shows no map).  Returns
+ * 0, or -1 with errno. */
+int inspect_process_pages(pid_t pid, pid_t tid, struct task_state *st);
 
 /* The thread's policy and allowed nodes.  The task policy is what numa_maps
  * prints for a mapping without a policy of its own; it is read from the

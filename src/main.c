@@ -16,6 +16,7 @@
 #include "cgroup.h"
 #include "nodes.h"
 #include "options.h"
+#include "output.h"
 #include "policy.h"
 #include "report.h"
 #include "sys.h"
@@ -95,6 +96,7 @@ int main(int argc, char **argv)
 	bool all_threads;
 	int status = EXIT_NONE_APPLIED;
 
+	output_init();
 	options_parse(argc, argv, &req);
 	action = action_of(&req);
 
@@ -151,6 +153,11 @@ int main(int argc, char **argv)
 		report_failure(&run.report, what);
 	}
 	status = report_finish(&run.report);
+	/* What a run changed stays changed whatever became of its lines: its
+	 * status still says so.  A run that changes nothing has only its
+	 * output to give. */
+	if (!output_close() && (action == ACTION_SHOW || action == ACTION_DRY_RUN))
+		status = EXIT_NONE_APPLIED;
 out:
 	policy_release(&policy);
 	options_release(&req);

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <argp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@ enum {
 	OPT_CGROUP,
 	OPT_BACKEND,
 	OPT_ALLOW_SECCOMP,
+	OPT_USAGE,
 };
 
 static const struct argp_option option_table[] = {
@@ -39,6 +41,9 @@ static const struct argp_option option_table[] = {
 	  "the process to change; repeatable, or a comma list. PID:INODE pins the exact process (pidfd inode)", 1 },
 	{ "all-threads", 'a', NULL, 0, "change every thread of each process, not only the main thread", 1 },
 	{ "all-tasks", 0, NULL, OPTION_ALIAS, NULL, 1 },
+	/* what "--all" means here: whole, not a prefix that getopt would
+	 * find ambiguous with --allow-seccomp */
+	{ "all", 0, NULL, OPTION_ALIAS, NULL, 1 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0,
 	  "every thread of every process in the cgroup v2 directory PATH (implies -a)", 1 },
 
@@ -73,6 +78,12 @@ static const struct argp_option option_table[] = {
 	{ "json", OPT_JSON, NULL, 0, "write the outcome (or --show) as one JSON document on stdout", 6 },
 	{ "dry-run", 'n', NULL, 0, "resolve and check everything, print what would be set, change nothing", 6 },
 	{ "verbose", 'v', NULL, 0, "print one line per thread set", 6 },
+
+	/* argp's own, but for -h, which every util-linux tool takes for help */
+	{ "help", 'h', NULL, 0, "Give this help list", -1 },
+	{ NULL, '?', NULL, OPTION_ALIAS, NULL, -1 },
+	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
+	{ "version", 'V', NULL, 0, "Print program version", -1 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -166,6 +177,70 @@ int options_parse_pids(const char *arg, struct pid_spec **specs, size_t *n,
 	}
 	*n += added;
 	return 0;
+}
+
+/* The PIDs of one process sort together, first given first. */
+struct pid_place {
+	pid_t pid;
+	size_t at;
+};
+
+static int by_pid_then_place(const void *a, const void *b)
+{
+	const struct pid_place *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+int options_merge_pids(struct pid_spec *specs, size_t *n, char *why, size_t whylen)
+{
+	struct pid_place *order;
+	bool *dropped;
+	size_t kept = 0;
+	int ret = 0;
+
+	if (*n < 2)
+		return 0;
+	order = malloc(*n * sizeof(*order));
+	dropped = calloc(*n, sizeof(*dropped));
+	if (!order || !dropped) {
+		snprintf(why, whylen, "out of memory");
+		ret = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < *n; i++)
+		order[i] = (struct pid_place){ specs[i].pid, i };
+	qsort(order, *n, sizeof(*order), by_pid_then_place);
+	for (size_t i = 0, j; i < *n; i = j) {
+		struct pid_spec *first = &specs[order[i].at];
+
+		for (j = i + 1; j < *n && order[j].pid == order[i].pid; j++) {
+			const struct pid_spec *again = &specs[order[j].at];
+
+			dropped[order[j].at] = true;
+			if (!again->pinned)
+				continue;
+			if (first->pinned && first->inode != again->inode) {
+				snprintf(why, whylen, "pid %d is pinned to two processes (inodes %llu and %llu)",
+					 (int)first->pid, (unsigned long long)first->inode,
+					 (unsigned long long)again->inode);
+				ret = -1;
+				goto out;
+			}
+			first->pinned = true;	/* the pin holds wherever it was given */
+			first->inode = again->inode;
+		}
+	}
+	for (size_t i = 0; i < *n; i++)
+		if (!dropped[i])
+			specs[kept++] = specs[i];
+	*n = kept;
+out:
+	free(order);
+	free(dropped);
+	return ret;
 }
 
 /* ---- the options ----------------------------------------------------- */
@@ -264,10 +339,32 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		req->cgroup = arg;
 		req->all_threads = true;
 		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", text_printable(arg, (size_t)-1, why, sizeof(why)));
+	case 'h':
+	case '?':
+		argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP);
 		break;
+	case OPT_USAGE:
+		argp_state_help(state, state->out_stream, ARGP_HELP_USAGE | ARGP_HELP_EXIT_OK);
+		break;
+	case 'V':
+		fprintf(state->out_stream, "%s\n", argp_program_version);
+		exit(0);
+	case ARGP_KEY_ARG: {
+		struct pid_spec *as_pids = NULL;
+		size_t npids = 0;
+		char ignored[256];
+		bool pids = options_parse_pids(arg, &as_pids, &npids, ignored, sizeof(ignored)) == 0;
+
+		free(as_pids);
+		text_printable(arg, (size_t)-1, why, sizeof(why));
+		if (pids)	/* "--interleave=0 1234" */
+			argp_error(state, "unexpected argument '%s' (did you mean -p %s?)", why, why);
+		argp_error(state, "unexpected argument '%s'", why);
+		break;
+	}
 	case ARGP_KEY_END:
+		if (options_merge_pids(req->pids, &req->npids, why, sizeof(why)) < 0)
+			argp_error(state, "%s", why);
 		if (req->show && req->mode >= 0)
 			argp_error(state, "--show reads the policy; it takes no policy option (%s)", req->mode_option);
 		if (req->show && (req->dry_run || req->mode_flags))
@@ -317,7 +414,8 @@ void options_parse(int argc, char **argv, struct request *req)
 	 * whatever path it was started by. */
 	if (argc > 0)
 		argv[0] = (char *)PACKAGE_NAME;
-	if (argp_parse(&argp, argc, argv, 0, NULL, req) != 0)
+	/* argp's --help and --version are in the table, with -h */
+	if (argp_parse(&argp, argc, argv, ARGP_NO_HELP, NULL, req) != 0)
 		exit(1);
 }
 

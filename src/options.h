@@ -41,6 +41,12 @@ struct request {
 int options_parse_pids(const char *arg, struct pid_spec **specs, size_t *n,
 		       char *why, size_t whylen);
 
+/* One entry per process, where it was first given: later entries of the
+ * same PID are dropped, and a PID:INODE among them pins the one kept (the
+ * stricter wins).  -1, with one sentence in why, if one PID is pinned to
+ * two inodes, or out of memory. */
+int options_merge_pids(struct pid_spec *specs, size_t *n, char *why, size_t whylen);
+
 /* Fill req from argv; exits with status 1 on a usage error. */
 void options_parse(int argc, char **argv, struct request *req);
 

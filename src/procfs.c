@@ -34,9 +34,6 @@ int procfs_parse_stat(const char *buf, size_t len, struct proc_stat *out)
 		namelen = sizeof(out->comm) - 1;
 	memcpy(out->comm, open + 1, namelen);
 	out->comm[namelen] = '\0';
-	for (size_t i = 0; i < namelen; i++)
-		if ((unsigned char)out->comm[i] < 0x20 || out->comm[i] == 0x7f)
-			out->comm[i] = '?';
 
 	/* after ") ": field 3 is the state, field 9 the flags */
 	p = close + 1;
@@ -282,6 +279,37 @@ int procfs_parse_numa_maps_line(const char *line, size_t len, struct numa_maps_l
 	return 0;
 }
 
+/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE SOURCE
+ * SUPEROPTIONS": hidepid is a super option of proc. */
+int procfs_parse_mountinfo_line(const char *line, size_t len)
+{
+	const char *p = line, *end = line + len, *tok = NULL, *dash;
+	size_t toklen = 0;
+
+	for (int field = 0; field < 5; field++)
+		if (!(tok = next_token(&p, end, &toklen)))
+			return -1;
+	if (toklen != 5 || memcmp(tok, "/proc", 5) != 0)
+		return -1;
+	dash = memmem(p, (size_t)(end - p), " - ", 3);
+	if (!dash)
+		return -1;
+	p = dash + 3;
+	if (!(tok = next_token(&p, end, &toklen)) || toklen != 4 || memcmp(tok, "proc", 4) != 0)
+		return -1;
+	if (!next_token(&p, end, &toklen) || !(tok = next_token(&p, end, &toklen)))
+		return -1;
+	for (const char *opt = tok, *optend = tok + toklen; opt < optend;) {
+		const char *comma = memchr(opt, ',', (size_t)(optend - opt));
+		size_t n = (size_t)((comma ? comma : optend) - opt);
+
+		if (n > 8 && memcmp(opt, "hidepid=", 8) == 0)
+			return !((n == 9 && opt[8] == '0') || (n == 11 && memcmp(opt + 8, "off", 3) == 0));
+		opt += n + 1;
+	}
+	return 0;
+}
+
 /* ---- readers ---------------------------------------------------------- */
 
 ssize_t procfs_read_file(const char *path, char *buf, size_t len)
@@ -355,6 +383,28 @@ int procfs_each_line(const char *path, int (*fn)(const char *line, size_t len, v
 	}
 	close(fd);
 	return r;
+}
+
+static int note_proc_mount(const char *line, size_t len, void *arg)
+{
+	int r = procfs_parse_mountinfo_line(line, len);
+
+	if (r >= 0)	/* the last mount of /proc is the one seen */
+		*(int *)arg = r;
+	return 0;
+}
+
+bool procfs_hides_pids(void)
+{
+	static int hides = -1;
+
+	if (hides < 0) {
+		int found = 0;
+
+		procfs_each_line("/proc/self/mountinfo", note_proc_mount, &found);
+		hides = found;
+	}
+	return hides == 1;
 }
 
 int procfs_task_stat(pid_t pid, pid_t tid, struct proc_stat *st)

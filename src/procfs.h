@@ -13,7 +13,8 @@
 #include <sys/types.h>
 
 struct proc_stat {
-	char comm[64];		/* task name, as in the parentheses */
+	char comm[64];		/* task name, the bytes in the parentheses: the task
+				 * chose them; text_escape() them for a terminal */
 	char state;		/* R, S, D, Z, X, ... */
 	unsigned long flags;	/* task->flags (PF_*) */
 };
@@ -46,6 +47,11 @@ struct numa_maps_line {
 /* Parse one line (without or with its newline).  Returns 0 or -1. */
 int procfs_parse_numa_maps_line(const char *line, size_t len, struct numa_maps_line *out);
 
+/* One line of /proc/self/mountinfo: 1 if it mounts /proc with hidepid
+ * (other than 0/off), 0 if it mounts /proc without, -1 if it mounts
+ * something else or does not parse. */
+int procfs_parse_mountinfo_line(const char *line, size_t len);
+
 /* ---- readers ---------------------------------------------------------- */
 
 /* Read a small file (under /proc or /sys) into buf, NUL-terminated.
@@ -62,6 +68,11 @@ int procfs_each_line(const char *path, int (*fn)(const char *line, size_t len, v
  * (tid == pid), else /proc/PID/task/TID/stat.  0, or -1 with errno
  * (EPROTO: unparsable). */
 int procfs_task_stat(pid_t pid, pid_t tid, struct proc_stat *st);
+
+/* Whether the /proc the tool reads hides other users' processes
+ * (hidepid), from the last mount of /proc in /proc/self/mountinfo; read
+ * once.  false where it cannot tell. */
+bool procfs_hides_pids(void);
 
 /* The fields of /proc/.../status the tool uses.  A field /proc did not
  * print keeps the value given here (0, -1 for seccomp, "" for text). */

@@ -9,6 +9,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "text.h"
 
 static const char *const action_names[] = {
 	[ACTION_SET] = "set", [ACTION_DRY_RUN] = "dry-run", [ACTION_SHOW] = "show",
@@ -36,14 +37,16 @@ void report_init(struct report *r, FILE *out, FILE *err, enum action action, boo
 	fputs(",\"threads\":[", out);
 }
 
+/* A name the target chose, as a terminal may show it. */
+#define SHOWN_COMM_SIZE TEXT_ESCAPED_SIZE(sizeof(((struct proc_stat *)0)->comm))
+
 void report_task_name(struct task_handle *h, char *buf, size_t len)
 {
-	char comm[80] = "";
-
+	char comm[SHOWN_COMM_SIZE + 3] = "", shown[SHOWN_COMM_SIZE];
 	const char *known = targets_task_stat(h)->comm;
 
 	if (known[0] && strcmp(known, "?") != 0)
-		snprintf(comm, sizeof(comm), " (%s)", known);
+		snprintf(comm, sizeof(comm), " (%s)", text_escape(known, (size_t)-1, shown, sizeof(shown)));
 	if (h->per_thread && h->problem != FAIL_UNSETTLED)
 		snprintf(buf, len, "tid %d%s of pid %d", (int)h->tid, comm, (int)h->pid);
 	else
@@ -102,14 +105,14 @@ static void json_task(struct report *r, struct task_handle *h, const struct outc
 		fprintf(f, ",\"migration\":{\"moved\":%s,\"not_moved\":%ld,\"errno\":",
 			m->moved ? "true" : "false", m->not_moved);
 		if (m->err)
-			json_string(f, strerrorname_np(m->err));
+			json_string(f, failure_errname(m->err));
 		else
 			fputs("null", f);
 		fputc('}', f);
 	}
 	fputs(",\"errno\":", f);
 	if (o->detail.err)
-		json_string(f, strerrorname_np(o->detail.err) ? strerrorname_np(o->detail.err) : "?");
+		json_string(f, failure_errname(o->detail.err));
 	else
 		fputs("null", f);
 	fputs(",\"message\":", f);
@@ -123,6 +126,8 @@ static void json_task(struct report *r, struct task_handle *h, const struct outc
 static void show_row(struct report *r, struct task_handle *h, const struct task_state *st)
 {
 	unsigned int nodes = (unsigned int)numa_max_node() + 1;
+	char comm[SHOWN_COMM_SIZE], policy[TEXT_ESCAPED_SIZE(sizeof(st->policy))],
+	     mems[TEXT_ESCAPED_SIZE(sizeof(st->mems_allowed))];
 
 	if (st->nnodes > nodes)
 		nodes = st->nnodes;
@@ -131,8 +136,10 @@ static void show_row(struct report *r, struct task_handle *h, const struct task_
 			"PID", "TID", "COMMAND", "POLICY", "MEMS", "PAGES");
 		r->header_done = true;
 	}
-	fprintf(r->out, "%7d %7d %-15s %-24s %-12s", (int)h->pid, (int)h->tid, targets_task_stat(h)->comm,
-		st->policy, st->mems_allowed);
+	fprintf(r->out, "%7d %7d %-15s %-24s %-12s", (int)h->pid, (int)h->tid,
+		text_escape(targets_task_stat(h)->comm, (size_t)-1, comm, sizeof(comm)),
+		text_escape(st->policy, sizeof(st->policy), policy, sizeof(policy)),
+		text_escape(st->mems_allowed, sizeof(st->mems_allowed), mems, sizeof(mems)));
 	for (unsigned int n = 0; n < nodes && n < INSPECT_MAX_NODES; n++)
 		fprintf(r->out, " N%u=%llu", n, st->pages[n]);
 	fputc('\n', r->out);
@@ -144,7 +151,7 @@ static void report_migration(struct report *r, const struct migration *m, const 
 	if (m->err) {
 		r->failed++;
 		fprintf(r->err, "pidmempolicy: failed to move the pages of %s: %s (%s)\n", name,
-			strerror(m->err), strerrorname_np(m->err));
+			strerror(m->err), failure_errname(m->err));
 		return;
 	}
 	if (m->not_moved > 0)
@@ -160,7 +167,7 @@ static void report_migration(struct report *r, const struct migration *m, const 
 
 void report_task(struct report *r, struct task_handle *h, const struct outcome *o)
 {
-	char name[128], why[320];
+	char name[REPORT_NAME_SIZE], why[320];
 
 	/* the name costs a read of /proc: only when a line says it */
 	name[0] = '\0';
@@ -244,7 +251,5 @@ int report_finish(struct report *r)
 		fprintf(r->out, "%lu %s, %lu failed, %lu exited\n", r->applied,
 			r->action == ACTION_SHOW ? "shown" : r->action == ACTION_MIGRATE ? "migrated" : "set",
 			r->failed, r->gone);
-	if (fflush(r->out) != 0)
-		return EXIT_NONE_APPLIED;
 	return status;
 }

@@ -35,7 +35,11 @@ struct report {
 void report_init(struct report *r, FILE *out, FILE *err, enum action action, bool verbose,
 		 bool json, const char *policy_text);
 
-/* "pid 1200 (java)" or "tid 1201 (worker) of pid 1200". */
+/* Room for any task's name as report_task_name gives it. */
+#define REPORT_NAME_SIZE 320
+
+/* "pid 1200 (java)" or "tid 1201 (worker) of pid 1200", the name the task
+ * chose escaped for a terminal (text_escape). */
 void report_task_name(struct task_handle *h, char *buf, size_t len);
 
 /* Why it failed, in words that say what to do. */

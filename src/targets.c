@@ -71,7 +71,8 @@ bool targets_alive(const struct task_handle *h)
 enum failure targets_proc_failure(const struct task_handle *h, int err)
 {
 	if ((err == ENOENT || err == EACCES) && targets_alive(h))
-		return FAIL_PROC_HIDDEN;
+		/* without hidepid, EACCES is the ptrace check of numa_maps */
+		return err == EACCES && !procfs_hides_pids() ? FAIL_PROC_DENIED : FAIL_PROC_HIDDEN;
 	if (err == ENOENT || err == ESRCH)
 		return FAIL_EXITED;
 	return FAIL_ERRNO;

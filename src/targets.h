@@ -49,7 +49,9 @@ bool targets_is_kernel_thread(struct task_handle *h);
 bool targets_alive(const struct task_handle *h);
 
 /* Why reading the task's /proc files failed with err: it exited, /proc
- * hides it (alive, yet ENOENT or EACCES), or the errno itself. */
+ * hides it (alive, yet ENOENT, or EACCES where /proc is mounted hidepid),
+ * the ptrace access check refused (alive, EACCES, no hidepid), or the
+ * errno itself. */
 enum failure targets_proc_failure(const struct task_handle *h, int err);
 
 /* Who h names, for a failure's message. */

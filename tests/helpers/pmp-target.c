@@ -1,7 +1,15 @@
 /*
  * pmp-target - a scriptable target process for the pidmempolicy guest tests.
  *
- * Usage: pmp-target [--threads=N]
+ * Usage: pmp-target [--threads=N] [--name=HEX]... [--leader-exit]
+ *
+ * --name=HEX names a thread (its comm) with the bytes HEX spells (1 to 15,
+ * no NUL; any others, as a hostile process may choose): the first --name
+ * names the main thread, the next ones workers 1, 2, ... in turn.
+ * --leader-exit: once "ready" is printed the main thread calls
+ * pthread_exit(3) and a thread of its own reads the commands (commands
+ * "run in the main thread" then run in it); the process lives on, its
+ * leader a zombie.
  *
  * Prints "ready PID" on stdout, then reads one command per line on stdin and
  * answers every command with exactly ONE line on stdout (flushed at once), so
@@ -437,43 +445,13 @@ static long parse_count(const char *s)
 	return n;
 }
 
-int main(int argc, char **argv)
+/* Read and answer the commands until EOF or "exit". */
+static void *serve(void *exit_at_end)
 {
 	char line[LINE_MAX_LEN];
 	char reply[LINE_MAX_LEN];
-	long want_threads = 0;
 	pid_t zombies[64];
 	int nzombies = 0;
-
-	page_size = sysconf(_SC_PAGESIZE);
-	for (int i = 1; i < argc; i++) {
-		if (strncmp(argv[i], "--threads=", 10) == 0) {
-			want_threads = parse_count(argv[i] + 10);
-			if (want_threads < 0) {
-				fprintf(stderr, "pmp-target: bad --threads value '%s'\n", argv[i] + 10);
-				return 2;
-			}
-		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			printf("Usage: pmp-target [--threads=N]\n"
-			       "Reads commands on stdin (alloc MIB, alloc-thread I MIB, touch ADDR, free ADDR,\n"
-			       "policy, policy-thread I, threads, spawn N, reap N, churn on|off,\n"
-			       "faulters N MIB, zombie, ping, exit),\n"
-			       "answers one line per command on stdout. See the source header.\n");
-			return 0;
-		} else {
-			fprintf(stderr, "pmp-target: unknown argument '%s'\nUsage: pmp-target [--threads=N]\n", argv[i]);
-			return 2;
-		}
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (long i = 0; i < want_threads; i++) {
-		if (spawn_one(reply) != 0) {
-			fprintf(stderr, "pmp-target: %s\n", reply);
-			return 1;
-		}
-	}
-	printf("ready %d\n", (int)getpid());
-	fflush(stdout);
 
 	while (fgets(line, sizeof(line), stdin)) {
 		line[strcspn(line, "\r\n")] = '\0';
@@ -631,5 +609,87 @@ int main(int argc, char **argv)
 		waitpid(zombies[i], NULL, 0);
 	while (nworkers > 0)
 		reap_one();
+	if (exit_at_end)	/* --leader-exit: no main thread returns for us */
+		exit(0);
+	return NULL;
+}
+
+/* Name thread I (0: the main thread) with the bytes of the hex string. */
+static int name_thread(pthread_t thread, const char *hex)
+{
+	char name[16];
+	size_t n = strlen(hex) / 2;
+
+	if (strlen(hex) % 2 || n == 0 || n >= sizeof(name))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int byte;
+
+		if (sscanf(hex + 2 * i, "%2x", &byte) != 1 || byte == 0)
+			return -1;
+		name[i] = (char)byte;
+	}
+	name[n] = '\0';
+	return pthread_setname_np(thread, name) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	char reply[LINE_MAX_LEN];
+	long want_threads = 0;
+	const char *names[MAX_THREADS + 1];
+	int nnames = 0, leader_exit = 0;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	for (int i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--threads=", 10) == 0) {
+			want_threads = parse_count(argv[i] + 10);
+			if (want_threads < 0) {
+				fprintf(stderr, "pmp-target: bad --threads value '%s'\n", argv[i] + 10);
+				return 2;
+			}
+		} else if (strncmp(argv[i], "--name=", 7) == 0 && nnames <= MAX_THREADS) {
+			names[nnames++] = argv[i] + 7;
+		} else if (strcmp(argv[i], "--leader-exit") == 0) {
+			leader_exit = 1;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			printf("Usage: pmp-target [--threads=N] [--name=HEX]... [--leader-exit]\n"
+			       "Reads commands on stdin (alloc MIB, alloc-thread I MIB, touch ADDR, free ADDR,\n"
+			       "policy, policy-thread I, threads, spawn N, reap N, churn on|off,\n"
+			       "faulters N MIB, zombie, ping, exit),\n"
+			       "answers one line per command on stdout. See the source header.\n");
+			return 0;
+		} else {
+			fprintf(stderr, "pmp-target: unknown argument '%s'\nUsage: pmp-target [--threads=N] [--name=HEX]... [--leader-exit]\n", argv[i]);
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (long i = 0; i < want_threads; i++) {
+		if (spawn_one(reply) != 0) {
+			fprintf(stderr, "pmp-target: %s\n", reply);
+			return 1;
+		}
+	}
+	for (int i = 0; i < nnames; i++) {
+		if (i > nworkers || name_thread(i ? workers[i]->thread : pthread_self(), names[i]) < 0) {
+			fprintf(stderr, "pmp-target: cannot name thread %d '%s' (1 to 15 bytes in hex, "
+				"not NUL; a thread --threads started)\n", i, names[i]);
+			return 2;
+		}
+	}
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+
+	if (leader_exit) {
+		pthread_t server;
+
+		if (pthread_create(&server, NULL, serve, &leader_exit) != 0) {
+			fprintf(stderr, "pmp-target: cannot start the command thread\n");
+			return 1;
+		}
+		pthread_exit(NULL);	/* the process lives on in its other threads */
+	}
+	serve(NULL);
 	return 0;
 }

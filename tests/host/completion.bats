@@ -67,7 +67,7 @@ need_nodes() {
 	FIRST_NODE=$(echo "$NODES" | head -n1)
 }
 
-LONG_OPTIONS='--pid --all-threads --all-tasks --cgroup --interleave --weighted-interleave
+LONG_OPTIONS='--pid --all-threads --all-tasks --all --cgroup --interleave --weighted-interleave
 	--membind --preferred --preferred-many --localalloc --default --static
 	--relative --balancing --migrate --migrate-only --backend --allow-seccomp --show --json
 	--dry-run --verbose --help --usage --version'
@@ -103,7 +103,7 @@ LONG_OPTIONS='--pid --all-threads --all-tasks --cgroup --interleave --weighted-i
 @test "- offers the short options too" {
 	comp -
 	[ "$status" -eq 0 ]
-	for o in -p -a -i -w -m -P -l -b -n -v -V '-?'; do
+	for o in -p -a -i -w -m -P -l -b -n -v -h -V '-?'; do
 		has "$o" || { echo "missing $o"; false; }
 	done
 }

@@ -169,6 +169,18 @@ help_short_options() {
 	[[ $output == *"--interleave=NODES"* ]]
 }
 
+@test "-h and -? print the same help as --help" {
+	need_binary
+	help=$("$BIN" --help)
+	for o in -h '-?'; do
+		run --separate-stderr "$BIN" "$o"
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ]
+		[ "$output" = "$help" ]
+	done
+	[[ $help == *"-h, -?, --help"* ]]
+}
+
 @test "--usage prints a usage message on stdout, nothing on stderr, exit 0" {
 	need_binary
 	run --separate-stderr "$BIN" --usage

@@ -59,6 +59,15 @@ load helpers
 	[ "${stderr_lines[0]}" = "pidmempolicy: option '--preferred' requires an argument" ]
 }
 @test "usage: a stray argument" { bad_usage "unexpected argument 'extra'" -l -p $$ extra; }
+@test "usage: a bare PID gets a hint" { bad_usage "unexpected argument '1234' (did you mean -p 1234?)" --interleave=0 1234; }
+@test "usage: a bare PID list gets a hint" { bad_usage "unexpected argument '12,34:5' (did you mean -p 12,34:5?)" -l 12,34:5; }
+@test "usage: one PID pinned to two inodes" { bad_usage "pid $$ is pinned to two processes (inodes 5 and 6)" -l -p $$:5 -p $$:6; }
+@test "usage: --al is ambiguous (--all-threads, --allow-seccomp)" {
+	run --separate-stderr "$PMP_SECCOMP" --deny="$NO_CHANGE_SYSCALLS" -- "$PMP" --al -l -p $$
+	[ "$status" -eq 1 ]
+	[ "${stderr_lines[0]}" = "pidmempolicy: option '--al' is ambiguous; possibilities: '--all-threads' '--allow-seccomp'" ]
+	[ "${stderr_lines[1]}" = "$TRY_LINE" ]
+}
 @test "usage: '+' relative node list" {
 	bad_usage "'+NODES' (relative to the caller's cpuset) does not apply to another process; use --relative" -i +0 -p $$
 }

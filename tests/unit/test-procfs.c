@@ -43,8 +43,18 @@ int main(void)
 	ok(procfs_parse_stat("12 (x) S 1 2", 12, &st) < 0, "truncated line");
 	ok(procfs_parse_stat("12 (x) SS 1 2 3 4 5 6", 22, &st) < 0, "state of two letters");
 	ok(procfs_parse_stat("12 (x) S 1 2 3 4 5 -6", 21, &st) < 0, "negative flags");
-	ok(procfs_parse_stat("12 (\x01y) S 1 2 3 4 5 6", 21, &st) == 0 && strcmp(st.comm, "?y") == 0,
-	   "control characters in comm are masked");
+	ok(procfs_parse_stat("12 (\x01y\x9b) S 1 2 3 4 5 6", 22, &st) == 0 && strcmp(st.comm, "\x01y\x9b") == 0,
+	   "comm is kept as the task set it, control bytes included (escaped at output)");
+
+#define MI(s) procfs_parse_mountinfo_line(s, strlen(s))
+	ok(MI("22 1 0:21 / /proc rw,nosuid shared:12 - proc proc rw") == 0, "mountinfo: /proc without hidepid");
+	ok(MI("22 1 0:21 / /proc rw - proc proc rw,hidepid=invisible") == 1, "mountinfo: hidepid=invisible");
+	ok(MI("22 1 0:21 / /proc rw - proc proc rw,hidepid=2,gid=4") == 1, "mountinfo: hidepid=2");
+	ok(MI("22 1 0:21 / /proc rw - proc proc rw,hidepid=off") == 0, "mountinfo: hidepid=off");
+	ok(MI("22 1 0:21 / /proc rw - proc proc rw,hidepid=0") == 0, "mountinfo: hidepid=0");
+	ok(MI("23 1 0:22 / /sys rw - sysfs sysfs rw,hidepid=2") < 0, "mountinfo: another mount");
+	ok(MI("23 1 0:22 / /proc rw") < 0, "mountinfo: no separator");
+#undef MI
 
 	ok(procfs_status_value(status, strlen(status), "Tgid", val, sizeof(val)) == 0 && strcmp(val, "1200") == 0,
 	   "Tgid value");

@@ -1,6 +1,7 @@
 /* Unit tests: errno and problems into the admin's words; exit statuses. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "report.h"
 #include "tap.h"
@@ -77,5 +78,34 @@ int main(void)
 	report_task(&r, &h, &o);
 	ok(report_finish(&r) == EXIT_NONE_APPLIED, "only failures: 1");
 	fclose(sink);
+
+	/* an errno the C library has no name for: strerrorname_np gives NULL */
+	{
+		char *text = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
+
+		if (!mem)
+			return 99;
+		report_init(&r, mem, mem, ACTION_SET, false, false, "interleave:0");
+		o.kind = OUTCOME_APPLIED;
+		o.migration.err = 4000;
+		report_task(&r, &h, &o);
+		fflush(mem);
+		ok(strstr(text, "(unknown errno)") != NULL, "migration errno without a name: %s", text);
+		fclose(mem);
+		free(text);
+		text = NULL;
+		mem = open_memstream(&text, &len);
+		if (!mem)
+			return 99;
+		report_init(&r, mem, mem, ACTION_SET, false, true, "interleave:0");
+		report_task(&r, &h, &o);
+		report_finish(&r);
+		fflush(mem);
+		ok(strstr(text, "\"errno\":\"unknown errno\"") != NULL, "and in JSON: %s", text);
+		fclose(mem);
+		free(text);
+	}
 	return tap_done();
 }

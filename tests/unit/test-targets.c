@@ -160,6 +160,23 @@ int main(void)
 	ok(n == 4, "failed parses append nothing");
 	free(specs);
 
+	/* one entry per process, where first given; a pin wins */
+	specs = NULL;
+	n = 0;
+	is_str(parse("7,3,7", &n, &specs), "", "a PID twice");
+	is_str(parse("3:40,9,3", &n, &specs), "", "again, pinned once");
+	{
+		char why[128] = "";
+
+		ok(options_merge_pids(specs, &n, why, sizeof(why)) == 0, "merged");
+		ok(n == 3 && specs[0].pid == 7 && specs[1].pid == 3 && specs[2].pid == 9, "first places kept: 7 3 9");
+		ok(specs[1].pinned && specs[1].inode == 40 && !specs[0].pinned, "PID then PID:INODE: the pin holds");
+		is_str(parse("9:1,9:2", &n, &specs), "", "one PID, two pins");
+		ok(options_merge_pids(specs, &n, why, sizeof(why)) < 0, "refused");
+		is_str(why, "pid 9 is pinned to two processes (inodes 1 and 2)", "why");
+	}
+	free(specs);
+
 	/* walk this process: three extra threads */
 	for (int i = 0; i < 3; i++)
 		if (pthread_create(&th[i], NULL, sleeper, NULL) != 0)
