@@ -46,7 +46,8 @@ Build a gzip'd cpio initramfs that boots into the pidmempolicy guest tests.
   --arch=A           x86_64 (default: the host's programs) or arm64 (Debian's
                      arm64 packages, via arm64.sh; the binaries are aarch64)
   --binary=PATH      the pidmempolicy binary under test (optional)
-  --helpers-dir=DIR  directory with built helper programs (tests/helpers/build.sh)
+  --helpers-dir=DIR  directory with built helper programs (a build tree's
+                     tests/helpers, made by \`make check TESTS=')
   --extra-bin=PATH   another host program to include, with its libraries
   --script=FILE      run this script (with bash) instead of bats
   --tests=FILE...    bats files to run; every following argument up to the
