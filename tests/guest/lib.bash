@@ -42,15 +42,8 @@
 #       there is no such line.
 #   numa_policy_of PID ADDR
 #       Print the policy field (second column) of that numa_maps line.
-#   task_policy PID [TID]
-#       Print the task memory policy of thread TID (default PID) as
-#       numa_maps shows it, e.g. "default", "interleave:0-3", "bind:1",
-#       "prefer:2", "local", "prefer (many):0-1", "weighted interleave:0-3".
-#       It is taken from the FIRST
-#       line of /proc/PID/task/TID/numa_maps (the executable's first
-#       mapping): numa_maps prints the task policy of the thread for every
-#       mapping that has no VMA policy of its own, and no helper program ever
-#       sets a VMA policy on its executable.
+#   task_policy PID [TID], thread_state PID TID, tids_of PID
+#       from tests/lib/common.bash, which this file loads
 #   node_count              number of NUMA nodes in /sys/devices/system/node
 #   cap_eff PID             CapEff of PID as a hex string
 #   cap_eff_has PID BIT     succeed if bit BIT (e.g. 23 = CAP_SYS_NICE) is set
@@ -62,6 +55,8 @@
 #                           on 6.12 (tests/kernel/patches/linux-6.12; 463 is
 #                           setxattrat from 6.13 on). By uname -r.
 #   slab_objects NAME       active objects of slab cache NAME in /proc/slabinfo
+
+load ../lib/common
 
 PMP_HELPERS=${PMP_HELPERS:-/opt/pmp/bin}
 PMP_TOOL=${PMP_TOOL:-$PMP_HELPERS/pidmempolicy}
@@ -90,20 +85,9 @@ target_start() {
 	fi
 	local dir=${BATS_TEST_TMPDIR:-/tmp}/pmp-$name
 	rm -rf -- "$dir"
-	mkdir -p "$dir"
-	mkfifo "$dir/in" "$dir/out"
-	local wfd rfd
-	# Opening a fifo read-write never blocks, so nothing here can hang.
-	exec {wfd}<>"$dir/in" {rfd}<>"$dir/out"
-	local others=("${_PMP_TWFD[@]}" "${_PMP_TRFD[@]}" "$wfd" "$rfd")
-	(
-		for fd in "${others[@]}"; do
-			eval "exec $fd>&-"
-		done
-		exec "${wrapper[@]}" "$PMP_HELPERS/pmp-target" --threads="$threads" \
-			<"$dir/in" >"$dir/out" 2>"$dir/stderr" 3>&-
-	) &
-	local pid=$!
+	local SPAWN_CLOSE=("${_PMP_TWFD[@]}" "${_PMP_TRFD[@]}")
+	fifo_spawn "$dir" "${wrapper[@]}" "$PMP_HELPERS/pmp-target" --threads="$threads"
+	local pid=$SPAWN_PID wfd=$SPAWN_W rfd=$SPAWN_R
 	_PMP_TPID[$name]=$pid
 	_PMP_TWFD[$name]=$wfd
 	_PMP_TRFD[$name]=$rfd
@@ -261,32 +245,7 @@ numa_policy_of() {
 	[ $# -eq 2 ] || { _pmp_err "usage: numa_policy_of PID ADDR"; return 2; }
 	local line
 	line=$(_pmp_maps_line "$1" "$2") || return 1
-	_pmp_policy_field "$line"
-}
-
-# The policy field is the second column of a numa_maps line; it has a space
-# only for MPOL_PREFERRED_MANY: "prefer (many):0-1", "prefer (many)=static:1",
-# and (6.8+) MPOL_WEIGHTED_INTERLEAVE: "weighted interleave:0-3".
-_pmp_policy_field() {
-	local -a w
-	read -r -a w <<<"$1"
-	if [ "${w[1]:-}" = prefer ] && [[ ${w[2]:-} == "(many)"* ]]; then
-		echo "${w[1]} ${w[2]}"
-	elif [ "${w[1]:-}" = weighted ] && [[ ${w[2]:-} == interleave* ]]; then
-		echo "${w[1]} ${w[2]}"
-	else
-		echo "${w[1]:-}"
-	fi
-}
-
-task_policy() {
-	[ $# -ge 1 ] && [ $# -le 2 ] || { _pmp_err "usage: task_policy PID [TID]"; return 2; }
-	local pid=$1 tid=${2:-$1} line
-	IFS= read -r line <"/proc/$pid/task/$tid/numa_maps" || {
-		_pmp_err "cannot read /proc/$pid/task/$tid/numa_maps"
-		return 1
-	}
-	_pmp_policy_field "$line"
+	numa_maps_policy "$line"
 }
 
 cap_eff() {

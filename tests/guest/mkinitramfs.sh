@@ -16,6 +16,8 @@
 #   /opt/pmp/bin/<helpers>           (every executable in --helpers-dir)
 #   /opt/pmp/bin/<extra>             (--extra-bin, e.g. numactl or strace)
 #   /opt/pmp/tests/*.bats, lib.bash  (the test files, beside tests/guest/lib.bash)
+#   /opt/pmp/lib/common.bash         (tests/lib/common.bash, which lib.bash and
+#                                     tests/host/helpers.bash load as ../lib/common)
 #   /opt/pmp/run.sh                  (--script: run instead of bats)
 #   shared libraries of all dynamic binaries, at their host paths (via ldd)
 #   /init                            (tests/guest/init)
@@ -236,6 +238,8 @@ done
 
 # --- tests, script, init ---
 cp "$here/lib.bash" "$stage/opt/pmp/tests/lib.bash"
+mkdir -p "$stage/opt/pmp/lib"
+cp "$here/../lib/common.bash" "$stage/opt/pmp/lib/common.bash"
 names=()
 for t in "${tests[@]}"; do
 	n=$(basename "$t")
