@@ -16,8 +16,10 @@
 #                       TCG is slow: a 64 MiB alloc takes a second or two)
 #
 # Targets (tests/helpers/pmp-target.c; see its header for the commands):
-#   target_start [--name=NAME] [--threads=N] [-- WRAPPER ARGS...]
-#       Start pmp-target in the background (optionally through a wrapper
+#   target_start [--name=NAME] [--threads=N] [--exec=PROG] [-- WRAPPER ARGS...]
+#       Start pmp-target (or PROG, another helper that prints "ready PID"
+#       and reads commands; --threads is pmp-target's) in the background
+#       (optionally through a wrapper
 #       such as `pmp-runas --uid=1000 --` or `pmp-seccomp --deny=... --`,
 #       which must exec its command so that the PID stays the same), with
 #       stdin and stdout connected to fifos in $BATS_TEST_TMPDIR, wait for its
@@ -67,12 +69,13 @@ declare -gA _PMP_TPID=() _PMP_TWFD=() _PMP_TRFD=()
 _pmp_err() { printf 'lib.bash: %s\n' "$*" >&2; }
 
 target_start() {
-	local threads=0 name=target
-	local -a wrapper=()
+	local threads=0 name=target exe=
+	local -a wrapper=() prog
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--name=*) name=${1#--name=} ;;
 		--threads=*) threads=${1#--threads=} ;;
+		--exec=*) exe=${1#--exec=} ;;
 		--) shift; wrapper=("$@"); break ;;
 		*) _pmp_err "target_start: unknown argument '$1'"; return 2 ;;
 		esac
@@ -83,10 +86,15 @@ target_start() {
 		_pmp_err "target_start: target '$name' is already running (pid ${_PMP_TPID[$name]})"
 		return 1
 	fi
+	if [ -n "$exe" ]; then
+		prog=("$PMP_HELPERS/$exe")
+	else
+		prog=("$PMP_HELPERS/pmp-target" --threads="$threads")
+	fi
 	local dir=${BATS_TEST_TMPDIR:-/tmp}/pmp-$name
 	rm -rf -- "$dir"
 	local SPAWN_CLOSE=("${_PMP_TWFD[@]}" "${_PMP_TRFD[@]}")
-	fifo_spawn "$dir" "${wrapper[@]}" "$PMP_HELPERS/pmp-target" --threads="$threads"
+	fifo_spawn "$dir" "${wrapper[@]}" "${prog[@]}"
 	local pid=$SPAWN_PID wfd=$SPAWN_W rfd=$SPAWN_R
 	_PMP_TPID[$name]=$pid
 	_PMP_TWFD[$name]=$wfd
@@ -94,7 +102,7 @@ target_start() {
 	: >"${BATS_TEST_TMPDIR:-/tmp}/$name.log"
 	local line
 	if ! IFS= read -r -t "$PMP_CMD_TIMEOUT" -u "$rfd" line; then
-		_pmp_err "target_start: no 'ready' line from pmp-target within ${PMP_CMD_TIMEOUT}s"
+		_pmp_err "target_start: no 'ready' line from ${prog[0]##*/} within ${PMP_CMD_TIMEOUT}s"
 		target_log --name="$name" >&2
 		target_stop --name="$name"
 		return 1

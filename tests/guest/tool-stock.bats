@@ -119,3 +119,18 @@ setup() {
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "pidmempolicy: failed to set pid $pid (pmp-target): nodes 3 not allowed for pid $pid (its Mems_allowed_list: 0-1)" ]
 }
+
+@test "stock 6.1, --backend=ptrace refuses a 32-bit (compat) process by name, unchanged" {
+	# The rig's kernels run 32-bit programs (x86_64: IA32 emulation, arm64:
+	# COMPAT): here an exec failure of pmp-sleep32 fails the test.
+	[ "$(od -An -j4 -N1 -tu1 "$PMP_HELPERS/pmp-sleep32" | tr -d " ")" = 1 ]	# ELFCLASS32
+	execs_32bit "$PMP_HELPERS/pmp-sleep32" || { echo "this kernel runs no 32-bit programs" >&2; false; }
+	target_start --exec=pmp-sleep32
+	pid=$TARGET_PID
+	run --separate-stderr "$PMP" --backend=ptrace --membind=0 -p "$pid"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $pid (pmp-sleep32): tid $pid is a 32-bit task; the ptrace backend does not inject into it" ]
+	[ "$(task_policy "$pid")" = default ]
+	[ "$(thread_state "$pid" "$pid")" = S ]
+}
