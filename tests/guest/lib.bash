@@ -51,6 +51,26 @@
 #   cap_eff_has PID BIT     succeed if bit BIT (e.g. 23 = CAP_SYS_NICE) is set
 #   wait_until SECS CMD...  retry CMD every 0.1 s until it succeeds or SECS pass
 #
+# The kernel a file is for, in its setup():
+#   only_on VARIANT [VERSION]   fail unless the guest runs the VARIANT
+#                               (patched, stock) kernel [of Linux VERSION]
+#
+# Assertions shared by the suites of several kernels (each runs the tool,
+# or what is given, with `run --separate-stderr`):
+#   NOT_PROVIDED                the tool's refusal on a kernel without
+#                               pidfd_set_mempolicy (stock 6.1 and 6.12)
+#   not_provided CMD...         CMD exits 2 with $NOT_PROVIDED, and the
+#                               target ($TARGET_PID) keeps the default policy
+#   refused PID MSG CMD...      CMD exits 1 with the one line
+#                               "pidmempolicy: failed to set pid PID
+#                               (pmp-target): MSG"
+#   guard_kills_raw_call NR     the positive control of "NR is never called":
+#                               a raw call of NR on a new target under
+#                               `pmp-seccomp --deny=NR` is killed (status 159)
+#   target_threads_have POLICY  every thread of pmp-target has POLICY
+#   evenly_on_4_nodes ADDR      the 64 MiB the target allocated at ADDR lie
+#                               on the four nodes, 4000 to 4200 pages each
+#
 # Syscall numbers:
 #   pmp_syscall_nr          the number the patched kernel of this rig gives
 #                           pidfd_set_mempolicy: 451 on 6.1 (v2 patch), 463
@@ -62,6 +82,7 @@ load ../lib/common
 
 PMP_HELPERS=${PMP_HELPERS:-/opt/pmp/bin}
 PMP_TOOL=${PMP_TOOL:-$PMP_HELPERS/pidmempolicy}
+PMP=$PMP_TOOL
 PMP_CMD_TIMEOUT=${PMP_CMD_TIMEOUT:-20}
 
 declare -gA _PMP_TPID=() _PMP_TWFD=() _PMP_TRFD=()
@@ -297,4 +318,50 @@ slab_objects() {
 	done </proc/slabinfo
 	_pmp_err "no slab cache '$1' in /proc/slabinfo"
 	return 1
+}
+
+only_on() {
+	[ "$PMP_KERNEL_VARIANT" = "$1" ] || { echo "this file is for the $1 kernel" >&2; return 1; }
+	[ -z "${2:-}" ] || [[ $(uname -r) == "$2".* ]] || { echo "this file is for Linux $2" >&2; return 1; }
+}
+
+NOT_PROVIDED="pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): /proc/kallsyms names no sys_pidfd_set_mempolicy (--backend=ptrace works without it)"
+
+not_provided() {
+	run --separate-stderr "$@"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "$NOT_PROVIDED" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+refused() {
+	local pid=$1 msg=$2
+	shift 2
+	run --separate-stderr "$@"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $pid (pmp-target): $msg" ]
+}
+
+guard_kills_raw_call() {
+	target_start
+	run pmp-seccomp --deny="$1" -- pmp-rawcall --nr="$1" --pid="$TARGET_PID" --mode=interleave --nodes=0-3
+	[ "$status" -eq 159 ]
+}
+
+target_threads_have() {
+	local t
+	for t in $(target_cmd threads); do
+		[ "$(task_policy "$TARGET_PID" "$t")" = "$1" ]
+	done
+}
+
+evenly_on_4_nodes() {
+	local n0 n1 n2 n3 n
+	read -r n0 n1 n2 n3 < <(numa_nodes_of "$TARGET_PID" "$1")
+	echo "pages per node: $n0 $n1 $n2 $n3"
+	for n in $n0 $n1 $n2 $n3; do
+		[ "$n" -ge 4000 ] && [ "$n" -le 4200 ]
+	done
 }
