@@ -60,12 +60,12 @@ execs_32bit() {
 # HOLD (tests/helpers/pmp-hold) on a sleeping child of this shell.  Yama's
 # ptrace_scope 1 or 2 without CAP_SYS_PTRACE, or 3, forbid it (EPERM).
 ptraces_non_child() {
-	local hold=$1 out=${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}/ptrace-probe.$$ victim holder i rc=1
+	local hold=$1 out=${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}/ptrace-probe.$$ victim holder rc=1
 	sleep 30 3>&- &
 	victim=$!
 	"$hold" "$victim" >"$out" 2>&1 3>&- &
 	holder=$!
-	for i in $(seq 200); do
+	for _ in $(seq 200); do
 		grep -q '^holding ' "$out" && { rc=0; break; }
 		kill -0 "$holder" 2>/dev/null || break
 		sleep 0.05
