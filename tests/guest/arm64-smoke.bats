@@ -10,8 +10,7 @@
 bats_require_minimum_version 1.5.0
 load lib
 
-PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
-NOT_PROVIDED="pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2)"
+NOT_PROVIDED_START="pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2)"
 
 @test "arm64: 4 NUMA nodes online, each with one CPU and about 512 MiB" {
 	[ "$(node_count)" -eq 4 ]
@@ -72,7 +71,7 @@ NOT_PROVIDED="pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2)"
 	echo "$stderr"
 	[ "$status" -eq 2 ]
 	[ -z "$output" ]
-	[[ $stderr == "$NOT_PROVIDED"* ]]
+	[[ $stderr == "$NOT_PROVIDED_START"* ]]
 	[ "$(task_policy "$TARGET_PID")" = default ]
 }
 

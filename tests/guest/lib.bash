@@ -16,8 +16,10 @@
 #                       TCG is slow: a 64 MiB alloc takes a second or two)
 #
 # Targets (tests/helpers/pmp-target.c; see its header for the commands):
-#   target_start [--name=NAME] [--threads=N] [-- WRAPPER ARGS...]
-#       Start pmp-target in the background (optionally through a wrapper
+#   target_start [--name=NAME] [--threads=N] [--exec=PROG] [-- WRAPPER ARGS...]
+#       Start pmp-target (or PROG, another helper that prints "ready PID"
+#       and reads commands; --threads is pmp-target's) in the background
+#       (optionally through a wrapper
 #       such as `pmp-runas --uid=1000 --` or `pmp-seccomp --deny=... --`,
 #       which must exec its command so that the PID stays the same), with
 #       stdin and stdout connected to fifos in $BATS_TEST_TMPDIR, wait for its
@@ -42,19 +44,32 @@
 #       there is no such line.
 #   numa_policy_of PID ADDR
 #       Print the policy field (second column) of that numa_maps line.
-#   task_policy PID [TID]
-#       Print the task memory policy of thread TID (default PID) as
-#       numa_maps shows it, e.g. "default", "interleave:0-3", "bind:1",
-#       "prefer:2", "local", "prefer (many):0-1", "weighted interleave:0-3".
-#       It is taken from the FIRST
-#       line of /proc/PID/task/TID/numa_maps (the executable's first
-#       mapping): numa_maps prints the task policy of the thread for every
-#       mapping that has no VMA policy of its own, and no helper program ever
-#       sets a VMA policy on its executable.
+#   task_policy PID [TID], thread_state PID TID, tids_of PID
+#       from tests/lib/common.bash, which this file loads
 #   node_count              number of NUMA nodes in /sys/devices/system/node
 #   cap_eff PID             CapEff of PID as a hex string
 #   cap_eff_has PID BIT     succeed if bit BIT (e.g. 23 = CAP_SYS_NICE) is set
 #   wait_until SECS CMD...  retry CMD every 0.1 s until it succeeds or SECS pass
+#
+# The kernel a file is for, in its setup():
+#   only_on VARIANT [VERSION]   fail unless the guest runs the VARIANT
+#                               (patched, stock) kernel [of Linux VERSION]
+#
+# Assertions shared by the suites of several kernels (each runs the tool,
+# or what is given, with `run --separate-stderr`):
+#   NOT_PROVIDED                the tool's refusal on a kernel without
+#                               pidfd_set_mempolicy (stock 6.1 and 6.12)
+#   not_provided CMD...         CMD exits 2 with $NOT_PROVIDED, and the
+#                               target ($TARGET_PID) keeps the default policy
+#   refused PID MSG CMD...      CMD exits 1 with the one line
+#                               "pidmempolicy: failed to set pid PID
+#                               (pmp-target): MSG"
+#   guard_kills_raw_call NR     the positive control of "NR is never called":
+#                               a raw call of NR on a new target under
+#                               `pmp-seccomp --deny=NR` is killed (status 159)
+#   target_threads_have POLICY  every thread of pmp-target has POLICY
+#   evenly_on_4_nodes ADDR      the 64 MiB the target allocated at ADDR lie
+#                               on the four nodes, 4000 to 4200 pages each
 #
 # Syscall numbers:
 #   pmp_syscall_nr          the number the patched kernel of this rig gives
@@ -63,8 +78,11 @@
 #                           setxattrat from 6.13 on). By uname -r.
 #   slab_objects NAME       active objects of slab cache NAME in /proc/slabinfo
 
+load ../lib/common
+
 PMP_HELPERS=${PMP_HELPERS:-/opt/pmp/bin}
 PMP_TOOL=${PMP_TOOL:-$PMP_HELPERS/pidmempolicy}
+PMP=$PMP_TOOL
 PMP_CMD_TIMEOUT=${PMP_CMD_TIMEOUT:-20}
 
 declare -gA _PMP_TPID=() _PMP_TWFD=() _PMP_TRFD=()
@@ -72,12 +90,13 @@ declare -gA _PMP_TPID=() _PMP_TWFD=() _PMP_TRFD=()
 _pmp_err() { printf 'lib.bash: %s\n' "$*" >&2; }
 
 target_start() {
-	local threads=0 name=target
-	local -a wrapper=()
+	local threads=0 name=target exe=
+	local -a wrapper=() prog
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--name=*) name=${1#--name=} ;;
 		--threads=*) threads=${1#--threads=} ;;
+		--exec=*) exe=${1#--exec=} ;;
 		--) shift; wrapper=("$@"); break ;;
 		*) _pmp_err "target_start: unknown argument '$1'"; return 2 ;;
 		esac
@@ -88,29 +107,23 @@ target_start() {
 		_pmp_err "target_start: target '$name' is already running (pid ${_PMP_TPID[$name]})"
 		return 1
 	fi
+	if [ -n "$exe" ]; then
+		prog=("$PMP_HELPERS/$exe")
+	else
+		prog=("$PMP_HELPERS/pmp-target" --threads="$threads")
+	fi
 	local dir=${BATS_TEST_TMPDIR:-/tmp}/pmp-$name
 	rm -rf -- "$dir"
-	mkdir -p "$dir"
-	mkfifo "$dir/in" "$dir/out"
-	local wfd rfd
-	# Opening a fifo read-write never blocks, so nothing here can hang.
-	exec {wfd}<>"$dir/in" {rfd}<>"$dir/out"
-	local others=("${_PMP_TWFD[@]}" "${_PMP_TRFD[@]}" "$wfd" "$rfd")
-	(
-		for fd in "${others[@]}"; do
-			eval "exec $fd>&-"
-		done
-		exec "${wrapper[@]}" "$PMP_HELPERS/pmp-target" --threads="$threads" \
-			<"$dir/in" >"$dir/out" 2>"$dir/stderr" 3>&-
-	) &
-	local pid=$!
+	local SPAWN_CLOSE=("${_PMP_TWFD[@]}" "${_PMP_TRFD[@]}")
+	fifo_spawn "$dir" "${wrapper[@]}" "${prog[@]}"
+	local pid=$SPAWN_PID wfd=$SPAWN_W rfd=$SPAWN_R
 	_PMP_TPID[$name]=$pid
 	_PMP_TWFD[$name]=$wfd
 	_PMP_TRFD[$name]=$rfd
 	: >"${BATS_TEST_TMPDIR:-/tmp}/$name.log"
 	local line
 	if ! IFS= read -r -t "$PMP_CMD_TIMEOUT" -u "$rfd" line; then
-		_pmp_err "target_start: no 'ready' line from pmp-target within ${PMP_CMD_TIMEOUT}s"
+		_pmp_err "target_start: no 'ready' line from ${prog[0]##*/} within ${PMP_CMD_TIMEOUT}s"
 		target_log --name="$name" >&2
 		target_stop --name="$name"
 		return 1
@@ -261,32 +274,7 @@ numa_policy_of() {
 	[ $# -eq 2 ] || { _pmp_err "usage: numa_policy_of PID ADDR"; return 2; }
 	local line
 	line=$(_pmp_maps_line "$1" "$2") || return 1
-	_pmp_policy_field "$line"
-}
-
-# The policy field is the second column of a numa_maps line; it has a space
-# only for MPOL_PREFERRED_MANY: "prefer (many):0-1", "prefer (many)=static:1",
-# and (6.8+) MPOL_WEIGHTED_INTERLEAVE: "weighted interleave:0-3".
-_pmp_policy_field() {
-	local -a w
-	read -r -a w <<<"$1"
-	if [ "${w[1]:-}" = prefer ] && [[ ${w[2]:-} == "(many)"* ]]; then
-		echo "${w[1]} ${w[2]}"
-	elif [ "${w[1]:-}" = weighted ] && [[ ${w[2]:-} == interleave* ]]; then
-		echo "${w[1]} ${w[2]}"
-	else
-		echo "${w[1]:-}"
-	fi
-}
-
-task_policy() {
-	[ $# -ge 1 ] && [ $# -le 2 ] || { _pmp_err "usage: task_policy PID [TID]"; return 2; }
-	local pid=$1 tid=${2:-$1} line
-	IFS= read -r line <"/proc/$pid/task/$tid/numa_maps" || {
-		_pmp_err "cannot read /proc/$pid/task/$tid/numa_maps"
-		return 1
-	}
-	_pmp_policy_field "$line"
+	numa_maps_policy "$line"
 }
 
 cap_eff() {
@@ -330,4 +318,50 @@ slab_objects() {
 	done </proc/slabinfo
 	_pmp_err "no slab cache '$1' in /proc/slabinfo"
 	return 1
+}
+
+only_on() {
+	[ "$PMP_KERNEL_VARIANT" = "$1" ] || { echo "this file is for the $1 kernel" >&2; return 1; }
+	[ -z "${2:-}" ] || [[ $(uname -r) == "$2".* ]] || { echo "this file is for Linux $2" >&2; return 1; }
+}
+
+NOT_PROVIDED="pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): /proc/kallsyms names no sys_pidfd_set_mempolicy (--backend=ptrace works without it)"
+
+not_provided() {
+	run --separate-stderr "$@"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "$NOT_PROVIDED" ]
+	[ "$(task_policy "$TARGET_PID")" = default ]
+}
+
+refused() {
+	local pid=$1 msg=$2
+	shift 2
+	run --separate-stderr "$@"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: failed to set pid $pid (pmp-target): $msg" ]
+}
+
+guard_kills_raw_call() {
+	target_start
+	run pmp-seccomp --deny="$1" -- pmp-rawcall --nr="$1" --pid="$TARGET_PID" --mode=interleave --nodes=0-3
+	[ "$status" -eq 159 ]
+}
+
+target_threads_have() {
+	local t
+	for t in $(target_cmd threads); do
+		[ "$(task_policy "$TARGET_PID" "$t")" = "$1" ]
+	done
+}
+
+evenly_on_4_nodes() {
+	local n0 n1 n2 n3 n
+	read -r n0 n1 n2 n3 < <(numa_nodes_of "$TARGET_PID" "$1")
+	echo "pages per node: $n0 $n1 $n2 $n3"
+	for n in $n0 $n1 $n2 $n3; do
+		[ "$n" -ge 4000 ] && [ "$n" -le 4200 ]
+	done
 }

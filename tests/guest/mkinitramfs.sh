@@ -16,6 +16,8 @@
 #   /opt/pmp/bin/<helpers>           (every executable in --helpers-dir)
 #   /opt/pmp/bin/<extra>             (--extra-bin, e.g. numactl or strace)
 #   /opt/pmp/tests/*.bats, lib.bash  (the test files, beside tests/guest/lib.bash)
+#   /opt/pmp/lib/common.bash         (tests/lib/common.bash, which lib.bash and
+#                                     tests/host/helpers.bash load as ../lib/common)
 #   /opt/pmp/run.sh                  (--script: run instead of bats)
 #   shared libraries of all dynamic binaries, at their host paths (via ldd)
 #   /init                            (tests/guest/init)
@@ -46,7 +48,8 @@ Build a gzip'd cpio initramfs that boots into the pidmempolicy guest tests.
   --arch=A           x86_64 (default: the host's programs) or arm64 (Debian's
                      arm64 packages, via arm64.sh; the binaries are aarch64)
   --binary=PATH      the pidmempolicy binary under test (optional)
-  --helpers-dir=DIR  directory with built helper programs (tests/helpers/build.sh)
+  --helpers-dir=DIR  directory with built helper programs (a build tree's
+                     tests/helpers, made by \`make check TESTS=')
   --extra-bin=PATH   another host program to include, with its libraries
   --script=FILE      run this script (with bash) instead of bats
   --tests=FILE...    bats files to run; every following argument up to the
@@ -235,6 +238,8 @@ done
 
 # --- tests, script, init ---
 cp "$here/lib.bash" "$stage/opt/pmp/tests/lib.bash"
+mkdir -p "$stage/opt/pmp/lib"
+cp "$here/../lib/common.bash" "$stage/opt/pmp/lib/common.bash"
 names=()
 for t in "${tests[@]}"; do
 	n=$(basename "$t")

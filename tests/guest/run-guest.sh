@@ -11,8 +11,10 @@
 #   run-guest.sh [...] --shell           interactive bash on the guest console
 #
 # The kernel comes from tests/kernel/build-kernel.sh (cached), the initramfs
-# from tests/guest/mkinitramfs.sh. Without --helpers-dir the helpers are built
-# with tests/helpers/build.sh into a temporary directory.
+# from tests/guest/mkinitramfs.sh. The helpers are those of a build tree
+# (`make check TESTS=` builds them): --helpers-dir, by default
+# $PMP_BUILDDIR/tests/helpers, else _build/tests/helpers in the source tree
+# (tests/bootstrap.sh's build).
 #
 # The guest is `qemu-system-x86_64 -m 2G -smp 4,sockets=4,cores=1,threads=1`
 # with 4 NUMA nodes (-numa node,nodeid=N,cpus=N,memdev=memN, ACPI SRAT):
@@ -58,7 +60,8 @@ Options:
   --version=V        kernel version: 6.1 (default) or 6.12
   --variant=V        patched (default; arm64: stock only) or stock kernel
   --binary=PATH      pidmempolicy binary to test (optional)
-  --helpers-dir=DIR  built helper programs (default: build them now)
+  --helpers-dir=DIR  built helper programs (default: the build tree's,
+                     \$PMP_BUILDDIR/tests/helpers or _build/tests/helpers)
   --timeout=SECS     bound for the whole QEMU run (default 900)
   --keep-log=FILE    keep the serial console log in FILE
   --accel=A          auto (default), kvm or tcg  (env PMP_QEMU_ACCEL)
@@ -185,7 +188,9 @@ label="$short-$variant"
 
 # --- helpers ---
 if [ -z "$helpers" ]; then
-	helpers=$("$repo/tests/helpers/build.sh" --out="$work/helpers" | tail -n1) || die "building the helpers failed"
+	helpers=${PMP_BUILDDIR:-$repo/_build}/tests/helpers
+	[ -x "$helpers/pmp-target" ] ||
+		die "no helpers in $helpers: build them with \`make check TESTS=' in a build tree, or give --helpers-dir"
 fi
 
 # --- initramfs ---

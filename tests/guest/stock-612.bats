@@ -8,12 +8,8 @@
 load lib
 bats_require_minimum_version 1.5.0
 
-PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
-NOT_PROVIDED="pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): /proc/kallsyms names no sys_pidfd_set_mempolicy (--backend=ptrace works without it)"
-
 setup() {
-	[ "$PMP_KERNEL_VARIANT" = stock ] || { echo "this file is for the stock kernel" >&2; return 1; }
-	[[ $(uname -r) == 6.12.* ]] || { echo "this file is for Linux 6.12" >&2; return 1; }
+	only_on stock 6.12
 }
 
 teardown() {
@@ -43,18 +39,13 @@ teardown() {
 }
 
 @test "stock 6.12: the seccomp guard kills a raw call of 451 (positive control)" {
-	target_start
-	run pmp-seccomp --deny=451 -- pmp-rawcall --nr=451 --pid="$TARGET_PID" --mode=interleave --nodes=0-3
-	[ "$status" -eq 159 ]
+	guard_kills_raw_call 451
 }
 
 @test "stock 6.12: default build (451): exit 2, the message, 451 never called, target unchanged" {
 	target_start
-	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
-	[ "$status" -eq 2 ]
+	not_provided pmp-seccomp --deny=451 -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
 	[ -z "$output" ]
-	[ "$stderr" = "$NOT_PROVIDED" ]
-	[ "$(task_policy "$TARGET_PID")" = default ]
 }
 
 @test "stock 6.12: PIDMEMPOLICY_SYSCALL_NR=451 with -a: exit 2, the message, 451 never called" {
@@ -79,28 +70,18 @@ teardown() {
 	mount -t tmpfs tmpfs "$TRACEFS"
 	mkdir -p "$TRACEFS/events/syscalls/sys_enter_pidfd_set_mempolicy"
 	target_start
-	PIDMEMPOLICY_SYSCALL_NR=451 run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
-	echo "status=$status err=$stderr"
-	[ "$status" -eq 2 ]
-	[ "$stderr" = "$NOT_PROVIDED" ]
-	[ "$(task_policy "$TARGET_PID")" = default ]
+	PIDMEMPOLICY_SYSCALL_NR=451 not_provided pmp-seccomp --deny=451 -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
 }
 
 @test "stock 6.12: PIDMEMPOLICY_SYSCALL_NR=463 (the port's number): exit 2, 463 never called" {
 	target_start
-	PIDMEMPOLICY_SYSCALL_NR=$PMP_NR_612 run --separate-stderr pmp-seccomp --deny="$PMP_NR_612" -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
-	[ "$status" -eq 2 ]
-	[ "$stderr" = "$NOT_PROVIDED" ]
-	[ "$(task_policy "$TARGET_PID")" = default ]
+	PIDMEMPOLICY_SYSCALL_NR=$PMP_NR_612 not_provided pmp-seccomp --deny="$PMP_NR_612" -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
 }
 
 @test "stock 6.12: --weighted-interleave is refused the same way (the mode exists, the syscall does not)" {
 	[ -d /sys/kernel/mm/mempolicy/weighted_interleave ]
 	target_start
-	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --weighted-interleave=0-3 -p "$TARGET_PID"
-	[ "$status" -eq 2 ]
-	[ "$stderr" = "$NOT_PROVIDED" ]
-	[ "$(task_policy "$TARGET_PID")" = default ]
+	not_provided pmp-seccomp --deny=451 -- "$PMP" --weighted-interleave=0-3 -p "$TARGET_PID"
 }
 
 @test "stock 6.12, --backend=ptrace -a: every thread set and its new memory interleaved, 451 never called" {
@@ -109,15 +90,9 @@ teardown() {
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
-	for t in $(target_cmd threads); do
-		[ "$(task_policy "$TARGET_PID" "$t")" = "interleave:0-3" ]
-	done
+	target_threads_have interleave:0-3
 	addr=$(target_cmd alloc-thread 2 64)
-	read -r n0 n1 n2 n3 < <(numa_nodes_of "$TARGET_PID" "$addr")
-	echo "pages per node: $n0 $n1 $n2 $n3"
-	for n in $n0 $n1 $n2 $n3; do
-		[ "$n" -ge 4000 ] && [ "$n" -le 4200 ]
-	done
+	evenly_on_4_nodes "$addr"
 }
 
 @test "stock 6.12, --backend=auto picks ptrace: bind confines new memory" {

@@ -24,8 +24,7 @@ STRESS_SECONDS=60
 LEAK_TOLERANCE=16
 
 setup() {
-	[ "$PMP_KERNEL_VARIANT" = patched ] || { echo "this file is for the patched kernel" >&2; return 1; }
-	[[ $(uname -r) == 6.12.* ]] || { echo "this file is for Linux 6.12" >&2; return 1; }
+	only_on patched 6.12
 	export PIDMEMPOLICY_SYSCALL_NR=$PMP_NR_612
 }
 

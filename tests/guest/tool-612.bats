@@ -11,13 +11,11 @@
 load lib
 bats_require_minimum_version 1.5.0
 
-PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
 CG=/sys/fs/cgroup/pmp-test
 WI=/sys/kernel/mm/mempolicy/weighted_interleave
 
 setup() {
-	[ "$PMP_KERNEL_VARIANT" = patched ] || { echo "this file is for the patched kernel" >&2; return 1; }
-	[[ $(uname -r) == 6.12.* ]] || { echo "this file is for Linux 6.12" >&2; return 1; }
+	only_on patched 6.12
 	PIDMEMPOLICY_SYSCALL_NR=$PMP_NR_612
 	export PIDMEMPOLICY_SYSCALL_NR
 }
@@ -357,9 +355,7 @@ start_latecomer() {
 
 @test "6.12 contract: root without CAP_SYS_NICE: needs CAP_SYS_NICE (EPERM), target unchanged" {
 	target_start --threads=1
-	run --separate-stderr pmp-runas --drop=cap_sys_nice -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
-	[ "$status" -eq 1 ]
-	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): needs CAP_SYS_NICE (try sudo)" ]
+	refused "$TARGET_PID" "needs CAP_SYS_NICE (try sudo)" pmp-runas --drop=cap_sys_nice -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
 	[ "$(task_policy "$TARGET_PID")" = default ]
 	run --separate-stderr pmp-runas --drop=cap_sys_nice -- pmp-rawcall --nr="$PMP_NR_612" --pid="$TARGET_PID" --mode=bind --nodes=1
 	[ "$output" = EPERM ]
@@ -367,9 +363,8 @@ start_latecomer() {
 
 @test "6.12 contract: uid 1000 with CAP_SYS_NICE against root's process: ptrace denial (EACCES)" {
 	target_start
-	run --separate-stderr pmp-runas --uid=1000 --keep=cap_sys_nice -- "$PMP" --membind=1 -p "$TARGET_PID"
-	[ "$status" -eq 1 ]
-	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): not allowed to access pid $TARGET_PID (ptrace access mode check; see PERMISSIONS in pidmempolicy(8))" ]
+	refused "$TARGET_PID" "not allowed to access pid $TARGET_PID (ptrace access mode check; see PERMISSIONS in pidmempolicy(8))" \
+		pmp-runas --uid=1000 --keep=cap_sys_nice -- "$PMP" --membind=1 -p "$TARGET_PID"
 	[ "$(task_policy "$TARGET_PID")" = default ]
 	run pmp-runas --uid=1000 --keep=cap_sys_nice -- pmp-rawcall --nr="$PMP_NR_612" --pid="$TARGET_PID" --mode=bind --nodes=1
 	[ "$output" = EACCES ]
@@ -402,9 +397,7 @@ start_latecomer() {
 	target_start
 	zombie=$(target_cmd zombie)
 	wait_until 5 test "$(cut -d' ' -f3 /proc/$zombie/stat)" = Z
-	run --separate-stderr "$PMP" --interleave=0-3 -p "$zombie"
-	[ "$status" -eq 1 ]
-	[ "$stderr" = "pidmempolicy: failed to set pid $zombie (pmp-target): pid $zombie has exited" ]
+	refused "$zombie" "pid $zombie has exited" "$PMP" --interleave=0-3 -p "$zombie"
 	run pmp-rawcall --nr="$PMP_NR_612" --pid="$zombie" --mode=bind --nodes=1
 	[ "$output" = ESRCH ]
 }
@@ -416,9 +409,7 @@ start_latecomer() {
 	target_start --threads=2
 	echo "$TARGET_PID" >"$CG/cgroup.procs"
 	grep -q '^Mems_allowed_list:.*0-1$' "/proc/$TARGET_PID/status"
-	run --separate-stderr "$PMP" --membind=3 -p "$TARGET_PID"
-	[ "$status" -eq 1 ]
-	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): nodes 3 not allowed for pid $TARGET_PID (its Mems_allowed_list: 0-1)" ]
+	refused "$TARGET_PID" "nodes 3 not allowed for pid $TARGET_PID (its Mems_allowed_list: 0-1)" "$PMP" --membind=3 -p "$TARGET_PID"
 	every_thread_has "$TARGET_PID" default
 	# interleave 0-3 is clipped to the target's cpuset, in every thread
 	run --separate-stderr "$PMP" -a --interleave=0-3 -p "$TARGET_PID"

@@ -6,11 +6,10 @@
 load lib
 bats_require_minimum_version 1.5.0
 
-PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
 CG=/sys/fs/cgroup/pmp-test
 
 setup() {
-	[ "$PMP_KERNEL_VARIANT" = patched ] || { echo "this file is for the patched kernel" >&2; return 1; }
+	only_on patched
 }
 
 teardown() {
@@ -24,25 +23,20 @@ teardown() {
 
 @test "root without CAP_SYS_NICE: needs CAP_SYS_NICE, target unchanged" {
 	target_start
-	run --separate-stderr pmp-runas --drop=cap_sys_nice -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
-	[ "$status" -eq 1 ]
-	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): needs CAP_SYS_NICE (try sudo)" ]
+	refused "$TARGET_PID" "needs CAP_SYS_NICE (try sudo)" pmp-runas --drop=cap_sys_nice -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
 	[ "$(task_policy "$TARGET_PID")" = default ]
 }
 
 @test "an unprivileged user on its own process: needs CAP_SYS_NICE" {
 	target_start -- pmp-runas --uid=1000 --
-	run --separate-stderr pmp-runas --uid=1000 -- "$PMP" --membind=1 -p "$TARGET_PID"
-	[ "$status" -eq 1 ]
-	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): needs CAP_SYS_NICE (try sudo)" ]
+	refused "$TARGET_PID" "needs CAP_SYS_NICE (try sudo)" pmp-runas --uid=1000 -- "$PMP" --membind=1 -p "$TARGET_PID"
 	[ "$(task_policy "$TARGET_PID")" = default ]
 }
 
 @test "an unprivileged user with CAP_SYS_NICE against root's process: ptrace denial" {
 	target_start
-	run --separate-stderr pmp-runas --uid=1000 --keep=cap_sys_nice -- "$PMP" --membind=1 -p "$TARGET_PID"
-	[ "$status" -eq 1 ]
-	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): not allowed to access pid $TARGET_PID (ptrace access mode check; see PERMISSIONS in pidmempolicy(8))" ]
+	refused "$TARGET_PID" "not allowed to access pid $TARGET_PID (ptrace access mode check; see PERMISSIONS in pidmempolicy(8))" \
+		pmp-runas --uid=1000 --keep=cap_sys_nice -- "$PMP" --membind=1 -p "$TARGET_PID"
 	[ "$(task_policy "$TARGET_PID")" = default ]
 }
 
@@ -72,9 +66,7 @@ teardown() {
 	target_start
 	zombie=$(target_cmd zombie)
 	wait_until 5 test "$(cut -d' ' -f3 /proc/$zombie/stat)" = Z
-	run --separate-stderr "$PMP" --interleave=0-3 -p "$zombie"
-	[ "$status" -eq 1 ]
-	[ "$stderr" = "pidmempolicy: failed to set pid $zombie (pmp-target): pid $zombie has exited" ]
+	refused "$zombie" "pid $zombie has exited" "$PMP" --interleave=0-3 -p "$zombie"
 }
 
 @test "a target whose cpuset allows mems 0-1 asked for node 3: names its Mems_allowed_list" {
@@ -84,9 +76,7 @@ teardown() {
 	target_start
 	echo "$TARGET_PID" > "$CG/cgroup.procs"
 	grep -q '^Mems_allowed_list:.*0-1$' "/proc/$TARGET_PID/status"
-	run --separate-stderr "$PMP" --membind=3 -p "$TARGET_PID"
-	[ "$status" -eq 1 ]
-	[ "$stderr" = "pidmempolicy: failed to set pid $TARGET_PID (pmp-target): nodes 3 not allowed for pid $TARGET_PID (its Mems_allowed_list: 0-1)" ]
+	refused "$TARGET_PID" "nodes 3 not allowed for pid $TARGET_PID (its Mems_allowed_list: 0-1)" "$PMP" --membind=3 -p "$TARGET_PID"
 	[ "$(task_policy "$TARGET_PID")" = default ]
 }
 

@@ -6,10 +6,8 @@
 load lib
 bats_require_minimum_version 1.5.0
 
-PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
-
 setup() {
-	[ "$PMP_KERNEL_VARIANT" = patched ] || { echo "this file is for the patched kernel" >&2; return 1; }
+	only_on patched
 }
 
 # set_and_check OPTIONS... -- WANT_NUMA_MAPS WANT_GET_MEMPOLICY

@@ -5,11 +5,10 @@
 load lib
 bats_require_minimum_version 1.5.0
 
-PMP=${PMP_TOOL:-/opt/pmp/bin/pidmempolicy}
 CG=/sys/fs/cgroup/pmp-more
 
 setup() {
-	[ "$PMP_KERNEL_VARIANT" = patched ] || { echo "this file is for the patched kernel" >&2; return 1; }
+	only_on patched
 }
 
 teardown() {

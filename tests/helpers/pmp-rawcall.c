@@ -30,6 +30,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define PMP_PROG "pmp-rawcall"
+#include "pmp-parse.h"
+
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
@@ -42,18 +45,6 @@ static void usage(FILE *f, int status)
 		   "                   [--maxnode=N] [--flags=N]\n"
 		   "MODE: number or default|preferred|bind|interleave|local|preferred_many[+static|+relative]\n");
 	exit(status);
-}
-
-static long parse_num(const char *s, const char *what)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 0);
-	if (errno || end == s || *end) {
-		fprintf(stderr, "pmp-rawcall: bad %s '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
 }
 
 static int parse_mode(const char *s)

@@ -30,6 +30,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define PMP_PROG "pmp-seccomp"
+#include "pmp-parse.h"
+
 /* The filter kills a call made through any other ABI (i386, x32, AArch32). */
 #if defined(__x86_64__)
 # define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
@@ -55,18 +58,6 @@ static void usage(FILE *f, int status)
 {
 	fprintf(f, "Usage: pmp-seccomp --deny=NR[,NR...] [--action=kill|errno:NAME|errno:N] [--] CMD [ARGS...]\n");
 	exit(status);
-}
-
-static long parse_num(const char *s, const char *what)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 0);
-	if (errno || end == s || *end) {
-		fprintf(stderr, "pmp-seccomp: bad %s '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
 }
 
 int main(int argc, char **argv)

@@ -4,6 +4,8 @@
 # COMPREPLY.  Words are given as bash splits them with the default
 # COMP_WORDBREAKS: "--interleave=0" arrives as "--interleave" "=" "0".
 
+load ../lib/common
+
 setup() {
 	SRC=${PMP_SRCDIR:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
 	COMPLETION=$SRC/completions/pidmempolicy
@@ -63,7 +65,7 @@ system_nodes() {
 
 need_nodes() {
 	NODES=$(system_nodes)
-	[ -n "$NODES" ] || { echo "no NUMA nodes in /sys/devices/system/node" >&2; false; }
+	require_fact "host kernel shows no NUMA nodes in /sys/devices/system/node" test -n "$NODES"
 	FIRST_NODE=$(echo "$NODES" | head -n1)
 }
 
@@ -273,6 +275,7 @@ LONG_OPTIONS='--pid --all-threads --all-tasks --all --cgroup --interleave --weig
 }
 
 @test "--cgroup completes directories, starting at /sys/fs/cgroup" {
+	require_fact "no /sys/fs/cgroup on this host" test -d /sys/fs/cgroup
 	comp --cgroup ''
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = /sys/fs/cgroup/ ]

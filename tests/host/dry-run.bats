@@ -9,6 +9,7 @@ NOTE_RE='^pidmempolicy: note: this kernel does not provide pidfd_set_mempolicy\(
 teardown() { stop_threaded; }
 
 @test "dry run of the process: one line for its main thread" {
+	require_fact "host kernel provides pidfd_set_mempolicy: this test needs a stock kernel" stock_kernel
 	start_threaded 3
 	run --separate-stderr "$PMP_SECCOMP" --deny=451 -- "$PMP" --dry-run --interleave=0 -p "$THREADED_PID"
 	[ "$status" -eq 0 ]
@@ -100,12 +101,14 @@ teardown() { stop_threaded; }
 }
 
 @test "--verbose on a kernel without the syscall still exits 2 before any line" {
+	require_fact "host kernel provides pidfd_set_mempolicy: this test needs a stock kernel" stock_kernel
 	run --separate-stderr "$PMP" -v -l -p $$
 	[ "$status" -eq 2 ]
 	[ -z "$output" ]
 }
 
 @test "dry run foresees a kernel thread: would fail, exit 1" {
+	require_fact "pid 2 is not kthreadd here (a PID namespace)" is_kthreadd 2
 	run --separate-stderr "$PMP" -n --interleave=0 -p 2
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
@@ -113,6 +116,7 @@ teardown() { stop_threaded; }
 }
 
 @test "dry run foresees a caller without CAP_SYS_NICE" {
+	require_fact "cannot drop CAP_SYS_NICE from the bounding set (needs CAP_SETPCAP)" setpriv --bounding-set=-sys_nice -- true
 	start_threaded 0
 	run --separate-stderr setpriv --bounding-set=-sys_nice -- "$PMP" -n -v --localalloc -p "$THREADED_PID"
 	[ "$status" -eq 1 ]

@@ -5,6 +5,7 @@
 # PMP_HELPERS instead.
 
 bats_require_minimum_version 1.5.0
+load ../lib/common
 
 PMP_SRCDIR=${PMP_SRCDIR:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
 PMP_BUILDDIR=${PMP_BUILDDIR:-$PMP_SRCDIR}

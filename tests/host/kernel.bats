@@ -8,10 +8,7 @@ load helpers
 NOT_PROVIDED="pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): /proc/kallsyms names no sys_pidfd_set_mempolicy (--backend=ptrace works without it)"
 
 setup() {
-	if grep -q 'sys_pidfd_set_mempolicy$' /proc/kallsyms; then
-		echo "this host kernel provides pidfd_set_mempolicy: these are the stock-kernel tests" >&2
-		return 1
-	fi
+	require_fact "host kernel provides pidfd_set_mempolicy: these are the stock-kernel tests" stock_kernel
 }
 
 @test "the seccomp guard really kills a process that calls 451 (positive control)" {

@@ -30,6 +30,7 @@ PMP_INJECT=${PMP_INJECT:-$PMP_HELPER_DIR/pmp-inject}
 PMP_RSEQ=${PMP_RSEQ:-$PMP_HELPER_DIR/pmp-rseq}
 PMP_HOLD=${PMP_HOLD:-$PMP_HELPER_DIR/pmp-hold}
 PMP_TARGET=${PMP_TARGET:-$PMP_HELPER_DIR/pmp-target}
+PMP_SLEEP32=${PMP_SLEEP32:-$PMP_HELPER_DIR/pmp-sleep32}
 PMP_SECCOMP=${PMP_SECCOMP_BIN:-$PMP_SECCOMP}
 MS=2500				# length of a round's blocking calls
 case $(uname -m) in		# set_mempolicy(2)
@@ -38,6 +39,15 @@ aarch64) NR_SET_MEMPOLICY=237 ;;
 esac
 ROUND=(nanosleep clock_nanosleep poll cond_timedwait cond_wait read epoll busy writer)
 
+# Whether this user may ptrace the targets, probed once for the file:
+# 0 yes, 1 no (PTRACE_OK_WHY says why), else the probe broke.
+setup_file() {
+	PTRACE_OK=0
+	[ -x "$PMP_HOLD" ] && ptraces_non_child "$PMP_HOLD" || PTRACE_OK=$?
+	PTRACE_OK_WHY=$(why_no_ptrace)
+	export PTRACE_OK PTRACE_OK_WHY
+}
+
 setup() {
 	case $(uname -m) in
 	x86_64 | aarch64) ;;
@@ -45,6 +55,8 @@ setup() {
 	esac
 	[ -x "$PMP_BLOCKER" ] || { echo "pmp-blocker not built ($PMP_BLOCKER)" >&2; false; }
 	[ -x "$PMP_INJECT" ] || { echo "pmp-inject not built ($PMP_INJECT)" >&2; false; }
+	[ -x "$PMP_HOLD" ] || { echo "pmp-hold not built ($PMP_HOLD)" >&2; false; }
+	require_fact "$PTRACE_OK_WHY" probed "$PTRACE_OK"
 	BG_PIDS=()
 }
 
@@ -69,14 +81,8 @@ blocker_start() {
 	[ $# -gt 0 ] && { shift; wrapper=("$@"); }
 	BLOCKER_RUNS=$((${BLOCKER_RUNS:-0} + 1))
 	local dir=$BATS_TEST_TMPDIR/blocker$BLOCKER_RUNS
-	mkdir -p "$dir"
-	mkfifo "$dir/in" "$dir/out"
-	exec {BLOCKER_W}<>"$dir/in" {BLOCKER_R}<>"$dir/out"
-	(
-		eval "exec $BLOCKER_W>&- $BLOCKER_R>&-"
-		exec "${wrapper[@]}" "$PMP_BLOCKER" "${args[@]}" <"$dir/in" >"$dir/out" 2>"$dir/stderr" 3>&-
-	) &
-	BLOCKER_PID=$!
+	fifo_spawn "$dir" "${wrapper[@]}" "$PMP_BLOCKER" "${args[@]}"
+	BLOCKER_PID=$SPAWN_PID BLOCKER_W=$SPAWN_W BLOCKER_R=$SPAWN_R
 	local line
 	IFS= read -r -t 20 -u "$BLOCKER_R" line || { echo "no ready line" >&2; cat "$dir/stderr" >&2; return 1; }
 	[ "$line" = "ready $BLOCKER_PID" ] || { echo "got '$line'" >&2; return 1; }
@@ -102,20 +108,6 @@ blocker_stop() {
 field() {
 	local re="(^| )$1=([^ ]*)"
 	[[ $2 =~ $re ]] && printf '%s\n' "${BASH_REMATCH[2]}"
-}
-
-# The task policy of a thread as numa_maps prints it (first mapping: the
-# executable, which has no VMA policy of its own).
-task_policy() {
-	awk 'NR == 1 { print $2; exit }' "/proc/$1/task/$2/numa_maps"
-}
-
-thread_state() {
-	awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/task/$2/stat"
-}
-
-tids_of() {
-	ls "/proc/$1/task" | sort -n
 }
 
 # check_round MODE NODES: wait for the round, then every round thread
@@ -388,23 +380,17 @@ hold_thread() {
 	every_thread_set
 }
 
-@test "inject: zombie, kernel thread, vanished thread: refused before any ptrace" {
+@test "inject: zombie and vanished thread: refused before any ptrace" {
 	[ -x "$PMP_TARGET" ] || { echo "pmp-target not built" >&2; false; }
 	local dir=$BATS_TEST_TMPDIR/t2
-	mkdir -p "$dir" && mkfifo "$dir/in" "$dir/out"
-	exec {T2W}<>"$dir/in" {T2R}<>"$dir/out"
-	"$PMP_TARGET" <"$dir/in" >"$dir/out" 3>&- &
-	TARGET2_PID=$!
+	fifo_spawn "$dir" "$PMP_TARGET"
+	TARGET2_PID=$SPAWN_PID T2W=$SPAWN_W T2R=$SPAWN_R
 	read -r -t 10 -u "$T2R" line
 	echo zombie >&"$T2W"
 	read -r -t 10 -u "$T2R" zpid
 	inject "$zpid" bind 0
 	[ "$status" -eq 1 ]
 	grep -q "^$zpid exited " <<<"$output"
-	kthreadd=2
-	[ "$(awk '{ print $2 }' /proc/2/stat)" = "(kthreadd)" ] || { echo "pid 2 is not kthreadd" >&2; false; }
-	inject "$kthreadd" bind 0
-	grep -q "^2 kernel-thread " <<<"$output"
 	inject --tid=999999999 "$TARGET2_PID" bind 0
 	grep -q "^999999999 exited " <<<"$output"
 	eval "exec $T2W>&- $T2R>&-"
@@ -428,6 +414,13 @@ hold_thread() {
 	inject --tid="$BLOCKER_PID" "$BLOCKER_PID" bind 0
 	[ "$status" -eq 0 ]
 	[ "$(task_policy "$BLOCKER_PID" "$BLOCKER_PID")" = bind:0 ]
+}
+
+@test "inject: a kernel thread: refused before any ptrace" {
+	kthreadd=2
+	require_fact "pid 2 is not kthreadd here (a PID namespace)" is_kthreadd "$kthreadd"
+	inject "$kthreadd" bind 0
+	grep -q "^2 kernel-thread " <<<"$output"
 }
 
 # rseq_start: pmp-rseq (one thread spinning inside an rseq critical
@@ -570,6 +563,7 @@ cli_ready() {
 
 @test "cli: --backend=ptrace with /proc mounted hidepid=2: another user's process is named hidden, not exited" {
 	cli_ready
+	require_fact "needs root and a mount of /proc with hidepid=2 in a new mount namespace" mounts_hidepid_proc
 	local runas=$PMP_HELPER_DIR/pmp-runas
 	sleep 300 3>&- &
 	local victim=$!
@@ -597,7 +591,10 @@ cli_ready() {
 
 @test "cli: --backend=ptrace refuses a 32-bit (compat) process by name, unchanged" {
 	cli_ready
-	local PMP_BLOCKER=$PMP_HELPER_DIR/pmp-sleep32
+	require_fact "no 32-bit compiler (configure: CC32=false)" test "${PMP_CC32:-}" != false
+	[ -x "$PMP_SLEEP32" ] || { echo "pmp-sleep32 not built ($PMP_SLEEP32)" >&2; false; }
+	require_fact "host kernel runs no 32-bit programs" execs_32bit "$PMP_SLEEP32"
+	local PMP_BLOCKER=$PMP_SLEEP32
 	[ "$(od -An -j4 -N1 -tu1 "$PMP_BLOCKER" | tr -d " ")" = 1 ]	# ELFCLASS32
 	blocker_start
 	run --separate-stderr "$PMP" --backend=ptrace --membind=0 -p "$BLOCKER_PID"

@@ -7,6 +7,18 @@
 
 load helpers
 
+setup_file() {
+	PTRACE_OK=0
+	ptraces_non_child "$PMP_HELPER_DIR/pmp-hold" || PTRACE_OK=$?
+	PTRACE_OK_WHY=$(why_no_ptrace)
+	export PTRACE_OK PTRACE_OK_WHY
+}
+
+setup() {
+	[ -x "$PMP_HELPER_DIR/pmp-hold" ] || { echo "pmp-hold not built" >&2; false; }
+	require_fact "$PTRACE_OK_WHY" probed "$PTRACE_OK"
+}
+
 teardown() {
 	[ -n "${NEW_PID:-}" ] && kill "$NEW_PID" 2>/dev/null
 	wait 2>/dev/null || true
@@ -28,6 +40,7 @@ spawn_with_pid() {
 }
 
 @test "PID:INODE of an exited process whose PID was reused: refused, the newcomer untouched" {
+	require_fact "/proc/sys/kernel/ns_last_pid is not writable here (needs root in this PID namespace)" test -w /proc/sys/kernel/ns_last_pid
 	python3 -c 'import os, sys; fd = os.pidfd_open(os.getpid()); print(os.getpid(), os.fstat(fd).st_ino)' > "$BATS_TEST_TMPDIR/old"
 	read -r old_pid old_inode < "$BATS_TEST_TMPDIR/old"
 	# the first process is gone; a newcomer takes its PID
