@@ -6,8 +6,9 @@
 #                                   page placement change
 #   bash tests/bootstrap.sh check   install, build, run every suite (unit,
 #                                   host bats, guest bats in QEMU on the
-#                                   patched and the stock kernel) and end with
-#                                   "N passed, N failed"
+#                                   patched and the stock kernels, the Debian
+#                                   package, distcheck as an ordinary user)
+#                                   and end with "N passed, N failed"
 #   bash tests/bootstrap.sh deps    install the Debian packages only
 #   bash tests/bootstrap.sh build   configure and build into $PMP_BUILD_DIR
 #
@@ -36,6 +37,7 @@ packages=(
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm	# the arm64 guest (tests/guest/arm64.sh)
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross	# its 32-bit (AArch32) test target
 	libcap2-bin					# capsh, for exploring by hand
+	debhelper lintian				# make check-package
 )
 
 die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 1; }
@@ -131,6 +133,22 @@ valgrind_suites() {
 	  make -j1 check-valgrind ) || { show_failures "$dir"; return 1; }
 }
 
+# make distcheck as an ordinary user, from the release tarball: building,
+# installing under the prefix and the unit and host suites need no root.
+distcheck_unprivileged() {
+	local dir rc=0
+	dir=$(mktemp -d)
+	make -C "$builddir" dist-gzip >&2 &&
+		tar -xzf "$builddir"/pidmempolicy-*.tar.gz -C "$dir" &&
+		rm -f "$builddir"/pidmempolicy-*.tar.gz &&
+		chown -R nobody:nogroup "$dir" || { rm -rf "$dir"; return 1; }
+	( cd "$dir"/pidmempolicy-*/ &&
+	  setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$dir" \
+		sh -c './configure -q --enable-werror && make -j"$(nproc)" distcheck' ) >&2 || rc=1
+	rm -rf "$dir"
+	return "$rc"
+}
+
 check() {
 	local rc=0
 	steps_file=$(mktemp)
@@ -138,11 +156,12 @@ check() {
 	step "clang -Werror build" clang_build
 	step "fuzz: saved regressions, then 10 s per target" \
 		make -C "$builddir" fuzz FUZZ_SECONDS=10 FUZZ_BUILDDIR="$builddir-fuzz"
-	( cd "$builddir" && make -j1 check ) || { rc=1; show_failures "$builddir"; }
-	# a build that fails before its suites report counts as a failed test
-	# every suite again from the tarball, but the arm64 one (the longest,
-	# about 7 minutes under TCG; it ran in make check above)
-	step "make distcheck" make -C "$builddir" distcheck GUEST_TESTS_ARM64=
+	# make check (unit and host), then the QEMU suites and the package;
+	# a suite that fails to report counts as a failed test
+	for target in check check-guest check-package; do
+		( cd "$builddir" && make -j1 "$target" ) || { rc=1; show_failures "$builddir"; }
+	done
+	step "make distcheck as an ordinary user (nobody)" distcheck_unprivileged
 	valgrind_suites || { rc=1; echo ":test-result: FAIL valgrind suites" >> "$steps_file"; }
 	sanitizer_suites || { rc=1; echo ":test-result: FAIL sanitizer suites" >> "$steps_file"; }
 	summarize "$builddir" "$builddir-valgrind" "$builddir-asan" || rc=1
