@@ -9,6 +9,7 @@ NOTE_RE='^pidmempolicy: note: this kernel does not provide pidfd_set_mempolicy\(
 teardown() { stop_threaded; }
 
 @test "dry run of the process: one line for its main thread" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	require_fact "host kernel provides pidfd_set_mempolicy: this test needs a stock kernel" stock_kernel
 	start_threaded 3
 	run --separate-stderr "$PMP_SECCOMP" --deny=451 -- "$PMP" --dry-run --interleave=0 -p "$THREADED_PID"
@@ -18,6 +19,7 @@ teardown() { stop_threaded; }
 }
 
 @test "dry run with -a: one line per thread, every thread of /proc/PID/task" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	start_threaded 3
 	run --separate-stderr "$PMP_SECCOMP" --deny=451 -- "$PMP" -n -a --membind=all -p "$THREADED_PID"
 	[ "$status" -eq 0 ]
@@ -30,6 +32,7 @@ teardown() { stop_threaded; }
 }
 
 @test "dry run shows the mode flags as the kernel prints them" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	start_threaded 0
 	run --separate-stderr "$PMP" -n --static --preferred-many=0 -p "$THREADED_PID"
 	[ "$status" -eq 0 ]
@@ -39,6 +42,7 @@ teardown() { stop_threaded; }
 }
 
 @test "dry run of local and default: no node list" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	start_threaded 0
 	run --separate-stderr "$PMP" -n --localalloc -p "$THREADED_PID"
 	[ "$output" = "would set pid $THREADED_PID (python3) to local" ]
@@ -47,6 +51,7 @@ teardown() { stop_threaded; }
 }
 
 @test "dry run of several PIDs, one of them gone: 64, the others listed" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	start_threaded 1
 	sleep 0 & gone=$!; wait "$gone"
 	run --separate-stderr "$PMP" -n -l -p "$THREADED_PID,$gone" -p $$
@@ -73,6 +78,7 @@ teardown() { stop_threaded; }
 }
 
 @test "PID:INODE with the pidfd's own inode pins the process" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	ino=$(pidfd_inode $$)
 	run --separate-stderr "$PMP" -n -l -p "$$:$ino"
 	# pidfs (Linux 6.9) gives every process its own inode; older kernels cannot pin
@@ -92,6 +98,7 @@ teardown() { stop_threaded; }
 }
 
 @test "dry run changes nothing: the target's policy is still default" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	start_threaded 2
 	run --separate-stderr "$PMP" -n -a --interleave=0 -p "$THREADED_PID"
 	[ "$status" -eq 0 ]

@@ -103,6 +103,7 @@ no_control_bytes() {
 }
 
 @test "names: escaped in the lines of a dry run" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	start_named
 	run --separate-stderr "$PMP" -n -a -l -p "$TARGET_PID"
 	want=""
@@ -177,6 +178,7 @@ no_control_bytes() {
 }
 
 @test "json: a dry run's document carries the names too" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	start_named
 	run --separate-stderr "$PMP" -n --json -a -l -p "$TARGET_PID"
 	[ "$status" -eq 0 ]
@@ -243,6 +245,7 @@ set_redirected() {
 }
 
 @test "write error: a dry run, which changes nothing, exits 1" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	start_child
 	run_redirected '>/dev/full' -n -l -p "$CHILD_PID"
 	[ "$status" -eq 1 ]
@@ -293,12 +296,14 @@ sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)' \
 # ---- the command line as people type it ---------------------------------
 
 @test "a PID named twice is acted on once, in one list or across -p" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	run --separate-stderr "$PMP" -n -l -p "$$,$$" -p "$$"
 	[ "$status" -eq 0 ]
 	[ "$output" = "would set pid $$ (bash) to local" ]
 }
 
 @test "named twice: the places first named are kept, in order" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	start_child
 	run --separate-stderr "$PMP" -n -l -p "$CHILD_PID,$$" -p "$CHILD_PID,$$"
 	[ "$status" -eq 0 ]
@@ -325,6 +330,7 @@ sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)' \
 }
 
 @test "--all is --all-threads" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	start_threaded 2
 	run --separate-stderr "$PMP" -n --all -l -p "$THREADED_PID"
 	[ "$status" -eq 0 ]
@@ -337,6 +343,7 @@ sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)' \
 PMP_RUNAS=$PMP_HELPER_DIR/pmp-runas
 
 @test "--show of another user's process, /proc not hidepid: the ptrace check, not hidepid, is named" {
+	require_fact "runs the tool as another user: needs CAP_SETUID (run as root)" has_cap 7
 	if awk '$5 == "/proc" { p = $0 } END { exit !(p ~ / - proc .*hidepid=([1-9]|noaccess|invisible|ptraceable)/) }' \
 		/proc/self/mountinfo; then
 		skip "this host's /proc is mounted hidepid"
@@ -348,6 +355,7 @@ PMP_RUNAS=$PMP_HELPER_DIR/pmp-runas
 }
 
 @test "--show with /proc mounted hidepid=2: hidepid is named" {
+	require_fact "runs the tool as another user: needs CAP_SETUID (run as root)" has_cap 7
 	command -v unshare >/dev/null || skip "no unshare(1)"
 	start_child
 	run --separate-stderr unshare -m --propagation private sh -c \

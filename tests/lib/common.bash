@@ -89,6 +89,14 @@ why_no_ptrace() {
 }
 
 # is_kthreadd PID: PID is the kernel's kthreadd (2 outside a PID namespace)
+# has_cap CAP_NUMBER: the effective set of this shell holds the capability
+# (CAP_SYS_NICE is 23, CAP_SETUID 7, CAP_SYS_ADMIN 21).
+has_cap() {
+	local eff
+	eff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status) || return 2
+	(( (16#$eff >> $1) & 1 ))
+}
+
 is_kthreadd() {
 	[ "$(awk '{ print $2 }' "/proc/$1/stat" 2>/dev/null)" = "(kthreadd)" ]
 }
