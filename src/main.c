@@ -35,6 +35,13 @@ static void on_task(struct task_handle *h, void *arg)
 	report_task(&run->report, h, &outcome);
 }
 
+static void on_process_done(pid_t pid, void *arg)
+{
+	struct run *run = arg;
+
+	apply_process_done(&run->applier, pid);
+}
+
 /* request -> policy; 0, or -1 after one line on stderr. */
 static int policy_from_request(const struct request *req, struct policy *pol)
 {
@@ -89,7 +96,7 @@ int main(int argc, char **argv)
 	struct policy policy = { 0 };
 	struct setter setter = { .nr = -1 };
 	struct run run = { 0 };
-	const struct task_visitor visitor = { on_task, NULL, &run };
+	const struct task_visitor visitor = { on_task, on_process_done, &run };
 	char policy_text[1200];
 	enum action action;
 	enum backend backend = BACKEND_SYSCALL;

@@ -2,9 +2,10 @@
  * ptrace-mem.c - the traced thread's memory, for the ptrace backend:
  * reading and writing it (process_vm_readv/writev, /proc/TID/mem where the
  * kernel lacks them), finding its mappings (PROCMAP_QUERY, the maps file
- * where the kernel lacks that), the scratch area for the node mask below
- * the red zone of its stack, the system call instruction it is pointed at
- * (its [vdso] first), and the rseq critical section it may be inside.
+ * where the kernel lacks that), the proof that the scratch page the
+ * engine mapped in it is still that page, the system call instruction it
+ * is pointed at (its [vdso] first), and the rseq critical section it may
+ * be inside.
  * Nothing here changes registers or stops: the engine (ptrace.c) does.
  */
 #include "config.h"
@@ -29,7 +30,6 @@
 #include "ptrace-mem.h"
 #include "ptrace-tracee.h"
 
-#define SCRATCH_GAP		64		/* extra margin below the red zone */
 #define SCAN_CHUNK		65536
 
 #ifndef PTRACE_GET_RSEQ_CONFIGURATION
@@ -174,72 +174,46 @@ static int vma_query_kernel(const struct tracee *t, unsigned long addr, struct p
 	return r;
 }
 
-/* ---- the scratch area on the stack --------------------------------------- */
+/* ---- the scratch page ------------------------------------------------------ */
 
-struct stack_query {
-	unsigned long sp, low;
+struct page_query {
+	unsigned long start, end;
 	bool ok;
 };
 
-static int stack_vma_fn(const struct vma *v, void *arg)
+/* The maps file's view: one private read-write mapping, no file, no name
+ * ([heap], [stack] and anon:NAME are the target's own). */
+static int page_vma_fn(const struct vma *v, void *arg)
 {
-	struct stack_query *q = arg;
+	struct page_query *q = arg;
 
-	if (q->sp < v->start || q->sp >= v->end)
+	if (q->start < v->start || q->start >= v->end)
 		return 0;
-	q->ok = v->perms[0] == 'r' && v->perms[1] == 'w' && q->low >= v->start;
+	q->ok = v->start == q->start && v->end == q->end && strcmp(v->perms, "rw-p") == 0 &&
+		v->name[0] == '\0';
 	return 1;
 }
 
-/* Answer q through PROCMAP_QUERY.  0 answered, -1 not (the caller then
- * reads the maps). */
-static int stack_query_kernel(const struct tracee *t, struct stack_query *q)
+static bool page_vma_is_ours(const struct tracee *t, unsigned long start, size_t len)
 {
-	const uint64_t rw = PMP_PROCMAP_VMA_READABLE | PMP_PROCMAP_VMA_WRITABLE;
+	const uint64_t want = PMP_PROCMAP_VMA_READABLE | PMP_PROCMAP_VMA_WRITABLE;
 	struct pmp_procmap_query pq;
+	struct page_query q = { .start = start, .end = start + len };
 
-	if (vma_query_kernel(t, q->sp, &pq) < 0) {
-		if (errno != ENOENT)
-			return -1;
-		q->ok = false;	/* no mapping holds sp */
-		return 0;
-	}
-	q->ok = (pq.vma_flags & rw) == rw && q->low >= pq.vma_start;
-	return 0;
+	if (vma_query_kernel(t, start, &pq) == 0)
+		return pq.vma_start == q.start && pq.vma_end == q.end && pq.vma_flags == want &&
+		       pq.inode == 0 && pq.dev_major == 0 && pq.dev_minor == 0;
+	if (errno == ENOENT)
+		return false;
+	return maps_walk(t, page_vma_fn, &q) == 1 && q.ok;
 }
 
-int tracee_place_scratch(struct tracee *t, unsigned long sp, const void *data, size_t len)
+bool tracee_page_is_ours(const struct tracee *t, unsigned long start, size_t len, uint64_t cookie)
 {
-	struct stack_query q;
+	uint64_t there;
 
-	t->scratch = 0;
-	if (len == 0)
-		return 0;
-	q.sp = sp;
-	q.low = (sp - arch_red_zone - SCRATCH_GAP - len) & ~15UL;
-	q.ok = false;
-	if (stack_query_kernel(t, &q) < 0 && maps_walk(t, stack_vma_fn, &q) < 0)
-		return tracee_failed(t, errno, "cannot read the thread's maps");
-	if (!q.ok || q.low > sp)
-		return tracee_verdict(t, FAIL_INJECTION, EFAULT, "no writable stack below the thread's sp");
-	if (tracee_mem_read(t->tid, q.low, t->saved, len) < 0)
-		return tracee_failed(t, errno, "cannot read the thread's stack");
-	t->scratch = q.low;
-	t->scratch_len = len;
-	t->scratch_dirty = true;
-	if (tracee_mem_write(t->tid, q.low, data, len) < 0)
-		return tracee_failed(t, errno, "cannot write the thread's stack");
-	return 0;
-}
-
-int tracee_restore_scratch(struct tracee *t)
-{
-	if (!t->scratch_dirty)
-		return 0;
-	if (tracee_mem_write(t->tid, t->scratch, t->saved, t->scratch_len) < 0)
-		return -1;
-	t->scratch_dirty = false;
-	return 0;
+	return page_vma_is_ours(t, start, len) &&
+	       tracee_mem_read(t->tid, start, &there, sizeof(there)) == 0 && there == cookie;
 }
 
 /* ---- a system call instruction ------------------------------------------- */
