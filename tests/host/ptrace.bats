@@ -29,6 +29,7 @@ PMP_BLOCKER=${PMP_BLOCKER:-$PMP_HELPER_DIR/pmp-blocker}
 PMP_INJECT=${PMP_INJECT:-$PMP_HELPER_DIR/pmp-inject}
 PMP_RSEQ=${PMP_RSEQ:-$PMP_HELPER_DIR/pmp-rseq}
 PMP_HOLD=${PMP_HOLD:-$PMP_HELPER_DIR/pmp-hold}
+PMP_SHAREDSTACK=${PMP_SHAREDSTACK:-$PMP_HELPER_DIR/pmp-sharedstack}
 PMP_TARGET=${PMP_TARGET:-$PMP_HELPER_DIR/pmp-target}
 PMP_SECCOMP=${PMP_SECCOMP_BIN:-$PMP_SECCOMP}
 MS=2500				# length of a round's blocking calls
@@ -465,6 +466,52 @@ rseq_start() {
 	[ "$(field ok "$REPLY_LINE")" = 0 ]
 }
 
+# sharedstack_start: pmp-sharedstack (two threads whose stacks are a heap
+# buffer another thread keeps checking), on fifos; sets SS_PID.
+sharedstack_start() {
+	[ -x "$PMP_SHAREDSTACK" ] || { echo "pmp-sharedstack not built" >&2; false; }
+	local dir=$BATS_TEST_TMPDIR/sharedstack line
+	mkdir -p "$dir" && mkfifo "$dir/in" "$dir/out"
+	exec {SS_W}<>"$dir/in" {SS_R}<>"$dir/out"
+	(
+		eval "exec $SS_W>&- $SS_R>&-"
+		exec "$PMP_SHAREDSTACK" <"$dir/in" >"$dir/out" 2>"$dir/stderr" 3>&-
+	) &
+	SS_PID=$!
+	BG_PIDS+=("$SS_PID")
+	IFS= read -r -t 20 -u "$SS_R" line || { cat "$dir/stderr" >&2; return 1; }
+	[ "$line" = "ready $SS_PID" ]
+	cat "/proc/$SS_PID/maps" >"$dir/maps.before"
+}
+
+# sharedstack_intact: the buffer the stacks live in was never seen changed,
+# every thread has bind:0, and the target's mappings are what they were
+# before the tool came (no scratch page left behind).
+sharedstack_intact() {
+	local t
+	printf 'check\n' >&"$SS_W"
+	IFS= read -r -t 20 -u "$SS_R" REPLY_LINE
+	echo "check -> $REPLY_LINE"
+	[ "$(field corrupt "$REPLY_LINE")" = 0 ]
+	[ "$(field checks "$REPLY_LINE")" -gt 0 ]
+	for t in $(tids_of "$SS_PID"); do
+		[ "$(task_policy "$SS_PID" "$t")" = bind:0 ]
+	done
+	diff "$BATS_TEST_TMPDIR/sharedstack/maps.before" "/proc/$SS_PID/maps"
+}
+
+@test "inject: stacks carved out of another thread's heap: none of it written, no page left behind" {
+	sharedstack_start
+	for i in 1 2 3 4 5; do
+		inject "$SS_PID" bind 0
+		[ "$status" -eq 0 ]
+		every_thread_set
+	done
+	grep -q 'detail=in user code' <<<"$output"
+	grep -q 'detail=in syscall' <<<"$output"
+	sharedstack_intact
+}
+
 @test "inject: cost per thread over 100+ threads" {
 	blocker_start --ms=$MS --idle=100
 	inject "$BLOCKER_PID" interleave 0
@@ -497,6 +544,17 @@ cli_ready() {
 		[ "$(task_policy "$BLOCKER_PID" "$t")" = bind:0 ]
 	done
 	check_round 2 0
+}
+
+@test "cli: --backend=ptrace -a on stacks carved out of another thread's heap: none of it written, no page left" {
+	cli_ready
+	sharedstack_start
+	for i in 1 2 3; do
+		run --separate-stderr "$PMP" --backend=ptrace -a --membind=0 -p "$SS_PID"
+		echo "status=$status stdout=[$output] stderr=[$stderr]"
+		[ "$status" -eq 0 ]
+	done
+	sharedstack_intact
 }
 
 @test "cli: --backend=ptrace without -a sets the main thread only" {
