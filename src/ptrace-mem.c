@@ -30,7 +30,9 @@
 #include "ptrace-mem.h"
 #include "ptrace-tracee.h"
 
-#define SCAN_CHUNK		65536
+#define SCAN_BUDGET		(4UL << 20)	/* bytes of executable mappings a scan may look at */
+#define SCAN_STEP		4096UL		/* read at a time: a page on every kernel */
+#define PAGEMAP_PRESENT		(1ULL << 63)
 
 #ifndef PTRACE_GET_RSEQ_CONFIGURATION
 # define PTRACE_GET_RSEQ_CONFIGURATION	0x420f
@@ -82,13 +84,48 @@ static int proc_mem(pid_t tid, unsigned long addr, void *buf, size_t len, bool w
 	return 0;
 }
 
+/* Whether every page of [addr, addr + len) is in memory (pagemap's
+ * "present" bit): a transfer may fault in nothing, since a page the
+ * target's own user space must provide (a userfaultfd-registered region)
+ * would block it for as long as the target likes.  0 yes, -1 with errno
+ * (EFAULT: a page is not present). */
+static int pages_present(pid_t tid, unsigned long addr, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long pg = page > 0 ? (unsigned long)page : 4096;
+	char path[64];
+	int fd, r = 0;
+
+	if (len == 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (unsigned long a = addr / pg; r == 0 && a <= (addr + len - 1) / pg; a++) {
+		uint64_t e;
+
+		if (pread(fd, &e, sizeof(e), (off_t)(a * sizeof(e))) != (ssize_t)sizeof(e))
+			r = -1;
+		else if (!(e & PAGEMAP_PRESENT))
+			r = -1;
+	}
+	close(fd);
+	if (r < 0)
+		errno = EFAULT;
+	return r;
+}
+
 static int mem_xfer(pid_t tid, unsigned long addr, void *buf, size_t len, bool write)
 {
 	struct iovec local = { .iov_base = buf, .iov_len = len };
 	struct iovec remote = { .iov_base = (void *)addr, .iov_len = len };
-	ssize_t n = write ? process_vm_writev(tid, &local, 1, &remote, 1, 0)
-			  : process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	ssize_t n;
 
+	if (pages_present(tid, addr, len) < 0)
+		return -1;
+	n = write ? process_vm_writev(tid, &local, 1, &remote, 1, 0)
+		  : process_vm_readv(tid, &local, 1, &remote, 1, 0);
 	if (n < 0 && errno == ENOSYS)
 		return proc_mem(tid, addr, buf, len, write);
 	if (n < 0)
@@ -218,37 +255,61 @@ bool tracee_page_is_ours(const struct tracee *t, unsigned long start, size_t len
 
 /* ---- a system call instruction ------------------------------------------- */
 
+/* Which mappings a pass of the scan looks at: the vDSO, then those of
+ * files (the program's own text, its libraries), then the rest, which the
+ * target may have made as large as it likes. */
+enum insn_round { ROUND_VDSO, ROUND_FILES, ROUND_OTHERS };
+
 struct insn_query {
 	pid_t tid;
-	bool want_vdso;
+	enum insn_round round;
+	unsigned long budget;	/* bytes the scan may still look at */
+	bool exhausted;
 	unsigned long found;
-	unsigned char buf[SCAN_CHUNK];
+	unsigned char buf[SCAN_STEP + 8];
 };
+
+static bool in_round(const struct vma *v, enum insn_round round)
+{
+	if (strcmp(v->name, "[vdso]") == 0)
+		return round == ROUND_VDSO;
+	if (v->name[0] == '/')
+		return round == ROUND_FILES;
+	return round == ROUND_OTHERS;
+}
 
 /* A system call instruction (x86_64 `syscall', 0f 05; aarch64 `svc #0',
  * aligned) anywhere in an executable mapping: the thread is pointed
- * straight at it, so any such bytes will do. */
+ * straight at it, so any such bytes will do.  Page by page, pages not in
+ * memory passed over; every page looked at, read or not, is taken from
+ * the budget, so that no mapping can make the scan long.  An instruction
+ * across two pages read one after the other is found too. */
 static int insn_fn(const struct vma *v, void *arg)
 {
+	const size_t keep = arch_syscall_insn_len - 1, pg = SCAN_STEP;
 	struct insn_query *q = arg;
-	bool is_vdso = strcmp(v->name, "[vdso]") == 0;
+	size_t kept = 0;
 
-	if (v->perms[2] != 'x' || strcmp(v->name, "[vsyscall]") == 0 || q->want_vdso != is_vdso)
+	if (v->perms[2] != 'x' || strcmp(v->name, "[vsyscall]") == 0 || !in_round(v, q->round))
 		return 0;
-	/* chunks overlap by one instruction less a byte, so none is cut */
-	for (unsigned long at = v->start; at < v->end; at += SCAN_CHUNK - (arch_syscall_insn_len - 1)) {
-		size_t len = v->end - at < SCAN_CHUNK ? v->end - at : SCAN_CHUNK;
-
-		if (tracee_mem_read(q->tid, at, q->buf, len) < 0)
-			return 0;
-		for (size_t i = 0; i + arch_syscall_insn_len <= len; i++)
-			if ((at + i) % arch_syscall_insn_align == 0 &&
+	for (unsigned long at = v->start; at < v->end; at += pg) {
+		if (q->budget < pg) {
+			q->exhausted = true;
+			return 1;
+		}
+		q->budget -= pg;
+		if (tracee_mem_read(q->tid, at, q->buf + kept, pg) < 0) {
+			kept = 0;
+			continue;
+		}
+		for (size_t i = 0; i + arch_syscall_insn_len <= kept + pg; i++)
+			if ((at - kept + i) % arch_syscall_insn_align == 0 &&
 			    memcmp(q->buf + i, arch_syscall_insn, arch_syscall_insn_len) == 0) {
-				q->found = at + i;
+				q->found = at - kept + i;
 				return 1;
 			}
-		if (len < SCAN_CHUNK)
-			break;
+		memmove(q->buf, q->buf + kept + pg - keep, keep);
+		kept = keep;
 	}
 	return 0;
 }
@@ -284,32 +345,28 @@ int tracee_find_syscall_insn(struct tracee *t, unsigned long *addr)
 {
 	struct insn_query *q = calloc(1, sizeof(*q));
 	struct vma vdso;
-	int r = -1;
+	int r = 0;
 
 	if (!q)
 		return tracee_verdict(t, FAIL_INJECTION, ENOMEM, "out of memory");
 	q->tid = t->tid;
-	q->want_vdso = true;
-	if (vdso_vma_kernel(t, &vdso) == 0)
-		insn_fn(&vdso, q);
-	if (!q->found && maps_walk(t, insn_fn, q) < 0) {
+	q->budget = SCAN_BUDGET;
+	q->round = ROUND_VDSO;
+	if (vdso_vma_kernel(t, &vdso) == 0) {
+		r = insn_fn(&vdso, q);
+		q->round = ROUND_FILES;
+	}
+	for (; r == 0 && q->round <= ROUND_OTHERS; q->round++)
+		r = maps_walk(t, insn_fn, q);
+	if (q->found)
+		*addr = q->found;
+	else if (r < 0)
 		tracee_failed(t, errno, "cannot read the thread's maps");
-		goto out;
-	}
-	if (!q->found) {
-		q->want_vdso = false;
-		if (maps_walk(t, insn_fn, q) < 0) {
-			tracee_failed(t, errno, "cannot read the thread's maps");
-			goto out;
-		}
-	}
-	if (!q->found) {
-		tracee_verdict(t, FAIL_INJECTION, ENOEXEC, "no syscall instruction in the target");
-		goto out;
-	}
-	*addr = q->found;
-	r = 0;
-out:
+	else
+		tracee_verdict(t, FAIL_INJECTION, ENOEXEC, q->exhausted ?
+			       "no syscall instruction in the first 4 MiB scanned" :
+			       "no syscall instruction in the target");
+	r = q->found ? 0 : -1;
 	free(q);
 	return r;
 }

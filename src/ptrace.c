@@ -528,12 +528,14 @@ static size_t scratch_len(void)
  * one, mapped by the thread.  What the old address holds now is the
  * target's: it is forgotten, neither written nor unmapped.  MAP_NORESERVE
  * keeps the page from merging with the target's own anonymous mappings,
- * which would make its extent unprovable.  0, or -1 with the verdict said. */
+ * which would make its extent unprovable; MAP_POPULATE has it in memory
+ * before the target could register it with userfaultfd (the engine
+ * writes only to pages present).  0, or -1 with the verdict said. */
 static int scratch_page(struct tracee *t)
 {
 	struct ptrace_session *s = t->s;
 	struct tracee_call c = { .nr = __NR_mmap, .arg = { 0, scratch_len(), PROT_READ | PROT_WRITE,
-		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, (unsigned long)-1, 0 } };
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_POPULATE, (unsigned long)-1, 0 } };
 	long rv;
 
 	if (s->page && tracee_page_is_ours(t, s->page, s->page_len, s->cookie))
@@ -652,20 +654,11 @@ static int ready_for_calls(struct tracee *t)
 	return 0;
 }
 
-/* From attach to detach: the thread is released whatever happened. */
-static void seize_work_release(struct tracee *t, int (*work)(struct tracee *t))
-{
-	if (seize(t) < 0)
-		return;
-	if (stop_thread(t) == 0 && check_identity(t) == 0 && take_control(t) == 0 &&
-	    ready_for_calls(t) == 0)
-		(void)work(t);
-	release(t);
-}
-
-/* The caller's own termination signals wait until the thread is
- * released: an interrupted injection is the one thing to avoid.  Returns
- * whether they are held (*old then holds the mask to put back). */
+/* The caller's own termination signals wait from the first change to
+ * the thread until its release: an interrupted injection is the one thing
+ * to avoid.  Before the first change (the wait for the thread to stop)
+ * they act at once: the kernel detaches a thread nothing was done to.
+ * Returns whether they are held (*old then holds the mask to put back). */
 static bool hold_caller_signals(sigset_t *old)
 {
 	sigset_t defer;
@@ -679,14 +672,30 @@ static bool hold_caller_signals(sigset_t *old)
 	return pthread_sigmask(SIG_BLOCK, &defer, old) == 0;
 }
 
+/* From attach to detach: the thread is released whatever happened. */
+static void seize_work_release(struct tracee *t, int (*work)(struct tracee *t))
+{
+	sigset_t old;
+	bool held = false;
+
+	if (seize(t) < 0)
+		return;
+	if (stop_thread(t) == 0 && check_identity(t) == 0) {
+		held = hold_caller_signals(&old);
+		if (take_control(t) == 0 && ready_for_calls(t) == 0)
+			(void)work(t);
+	}
+	release(t);
+	if (held)
+		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* One thread, checked, then given work: set_policy or unmap_page. */
 static void on_thread(struct ptrace_session *s, const struct task_handle *h,
 		      const struct ptrace_request *req, struct ptrace_result *res,
 		      int (*work)(struct tracee *t))
 {
 	struct tracee *t;
-	sigset_t old;
-	bool held;
 
 	memset(res, 0, sizeof(*res));
 	res->yama_scope = -1;
@@ -710,10 +719,7 @@ static void on_thread(struct ptrace_session *s, const struct task_handle *h,
 	}
 	if (preflight(t) < 0)
 		goto out;
-	held = hold_caller_signals(&old);
 	seize_work_release(t, work);
-	if (held)
-		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 out:
 	free(t);
 }

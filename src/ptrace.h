@@ -21,11 +21,11 @@
  *    us.
  *  - a thread stopped in user code ("path B") has its instruction pointer
  *    moved to a system call instruction (`syscall' on x86_64, `svc #0' on
- *    aarch64) in its [vdso] (or another executable mapping), runs to the
- *    exit of the injected call (and again for another), and gets all its
- *    registers back exactly (the
- *    instruction pointer moved to the abort handler if it was inside an
- *    rseq critical section, as the kernel would have done).
+ *    aarch64) in its [vdso] (or a mapping of its program or a library),
+ *    runs to the exit of the injected call (and again for another), and
+ *    gets all its registers back exactly (the instruction pointer moved to
+ *    the abort handler if it was inside an rseq critical section, as the
+ *    kernel would have done).
  * The node mask is written into a scratch page that belongs to no one
  * else: the first thread of the process that needs it maps it with an
  * injected mmap(2) (PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|
@@ -60,8 +60,18 @@
  *    signal that arrives during the injection (it cannot be blocked) is
  *    held back and re-sent to the thread once it is released.
  *  - SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGTSTP sent to the CALLER are
- *    held back in the calling thread for the duration of one call and act
- *    after the target thread is released, so they cannot cut an injection.
+ *    held back in the calling thread from the first change to the target
+ *    thread until its release, and act then, so they cannot cut an
+ *    injection; before that (the wait for the thread to stop) they act at
+ *    once, and the kernel detaches a thread nothing was done to.
+ *  - Every read of the target's memory is bounded: only pages present in
+ *    memory (/proc/PID/pagemap) are read or written, so a page only the
+ *    target's own user space could provide (a userfaultfd region) blocks
+ *    nothing; the search for a system call instruction looks at 4 MiB at
+ *    most, the [vdso] first, then the mappings of files (the program, its
+ *    libraries), then the rest, and refuses the thread beyond that.  A
+ *    target that empties and registers a page with userfaultfd between
+ *    the check and the read (microseconds) can still make one read wait.
  *  - If the caller is killed outright (SIGKILL, OOM, crash) the kernel
  *    detaches the thread wherever it is.  Before the first change and after
  *    the release, nothing is left.  In between, the thread may be left with:
