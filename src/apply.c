@@ -231,7 +231,11 @@ static void set_by_ptrace(struct applier *a, struct task_handle *h, struct outco
 	};
 	struct ptrace_result res;
 
-	ptrace_set_thread_policy(h, &req, &res);
+	if (a->session && ptrace_session_pid(a->session) != h->pid)
+		apply_process_done(a, ptrace_session_pid(a->session));
+	if (!a->session)
+		a->session = ptrace_session_begin(h->pid);
+	ptrace_set_thread_policy(a->session, h, &req, &res);
 	if (res.failure == FAIL_NONE) {
 		/* the call ran in the thread: the syscall's errors, from itself */
 		if (res.err)
@@ -302,4 +306,12 @@ void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
 		o->failure = exited(h);
 	if (o->kind == OUTCOME_APPLIED && a->migrate)
 		migrate_process(a, h, &o->migration);
+}
+
+void apply_process_done(struct applier *a, pid_t pid)
+{
+	if (!a->session || ptrace_session_pid(a->session) != pid)
+		return;
+	ptrace_session_end(a->session);
+	a->session = NULL;
 }

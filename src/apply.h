@@ -15,6 +15,7 @@
 #include "failure.h"
 #include "inspect.h"
 #include "policy.h"
+#include "ptrace.h"
 #include "sys.h"
 #include "targets.h"
 
@@ -63,6 +64,7 @@ struct applier {
 	bool migrate;			/* ACTION_SET: also move existing pages */
 	enum backend backend;		/* ACTION_SET: how */
 	bool allow_seccomp;		/* BACKEND_PTRACE: inject despite a seccomp filter */
+	struct ptrace_session *session;	/* BACKEND_PTRACE: the process in hand's, or NULL */
 	bool asked_sys_nice;		/* have_sys_nice holds privs_have_sys_nice() */
 	int have_sys_nice;
 	pid_t pages_of;			/* ACTION_SHOW: process whose pages are in pages */
@@ -75,5 +77,9 @@ struct applier {
 };
 
 void apply_task(struct applier *a, struct task_handle *h, struct outcome *o);
+
+/* The last task of process pid has been applied: let go of what the
+ * backend keeps in it (the ptrace backend's scratch page). */
+void apply_process_done(struct applier *a, pid_t pid);
 
 #endif

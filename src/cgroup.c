@@ -25,7 +25,7 @@ bool cgroup_is_dir(const char *dir)
 /* One pass over cgroup.procs: walk every process not seen before.
  * Returns the number of new processes, or -1 (errno set). */
 static long scan_cgroup(const char *path, struct tidset *seen, bool all_threads,
-			task_visit_fn visit, void *arg)
+			const struct task_visitor *v)
 {
 	char line[32];
 	long fresh = 0;
@@ -41,7 +41,7 @@ static long scan_cgroup(const char *path, struct tidset *seen, bool all_threads,
 		if (spec.pid <= 0)
 			continue;
 		added = tidset_add(seen, spec.pid);
-		if (added < 0 || (added && targets_walk(&spec, all_threads, visit, arg) < 0)) {
+		if (added < 0 || (added && targets_walk(&spec, all_threads, v) < 0)) {
 			fclose(f);
 			errno = ENOMEM;
 			return -1;
@@ -57,7 +57,7 @@ static long scan_cgroup(const char *path, struct tidset *seen, bool all_threads,
 	return fresh;
 }
 
-int cgroup_walk(const char *dir, bool all_threads, task_visit_fn visit, void *arg)
+int cgroup_walk(const char *dir, bool all_threads, const struct task_visitor *v)
 {
 	struct tidset seen = { 0 };
 	char path[4096];
@@ -68,7 +68,7 @@ int cgroup_walk(const char *dir, bool all_threads, task_visit_fn visit, void *ar
 		return -1;
 	}
 	for (int pass = 0; pass < MAX_RESCANS; pass++) {
-		long fresh = scan_cgroup(path, &seen, all_threads, visit, arg);
+		long fresh = scan_cgroup(path, &seen, all_threads, v);
 
 		if (fresh < 0) {
 			ret = -1;

@@ -14,6 +14,6 @@ bool cgroup_is_dir(const char *dir);
 /* Every process of the cgroup directory `dir` (its cgroup.procs), with
  * all_threads each of their threads, re-reading the list until a pass
  * finds no new process.  Returns 0, or -1 with errno. */
-int cgroup_walk(const char *dir, bool all_threads, task_visit_fn visit, void *arg);
+int cgroup_walk(const char *dir, bool all_threads, const struct task_visitor *v);
 
 #endif

@@ -74,5 +74,6 @@ struct pmp_procmap_query {
 #define PMP_PROCMAP_VMA_READABLE 0x01
 #define PMP_PROCMAP_VMA_WRITABLE 0x02
 #define PMP_PROCMAP_VMA_EXECUTABLE 0x04
+#define PMP_PROCMAP_VMA_SHARED 0x08
 
 #endif

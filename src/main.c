@@ -36,6 +36,13 @@ static void on_task(struct task_handle *h, void *arg)
 	report_task(&run->report, h, &outcome);
 }
 
+static void on_process_done(pid_t pid, void *arg)
+{
+	struct run *run = arg;
+
+	apply_process_done(&run->applier, pid);
+}
+
 /* request -> policy; 0, or -1 after one line on stderr. */
 static int policy_from_request(const struct request *req, struct policy *pol)
 {
@@ -90,6 +97,7 @@ int main(int argc, char **argv)
 	struct policy policy = { 0 };
 	struct setter setter = { .nr = -1 };
 	struct run run = { 0 };
+	const struct task_visitor visitor = { on_task, on_process_done, &run };
 	char policy_text[1200];
 	enum action action;
 	enum backend backend = BACKEND_SYSCALL;
@@ -137,7 +145,7 @@ int main(int argc, char **argv)
 	/* pages belong to the process: --migrate-only needs no thread */
 	all_threads = req.all_threads && action != ACTION_MIGRATE;
 	for (size_t i = 0; i < req.npids; i++) {
-		if (targets_walk(&req.pids[i], all_threads, on_task, &run) < 0) {
+		if (targets_walk(&req.pids[i], all_threads, &visitor) < 0) {
 			char what[96];
 
 			snprintf(what, sizeof(what), "out of memory while listing threads of pid %d",
@@ -145,7 +153,7 @@ int main(int argc, char **argv)
 			report_failure(&run.report, what);
 		}
 	}
-	if (req.cgroup && cgroup_walk(req.cgroup, all_threads, on_task, &run) < 0) {
+	if (req.cgroup && cgroup_walk(req.cgroup, all_threads, &visitor) < 0) {
 		char what[4200];
 
 		snprintf(what, sizeof(what), "cannot list the processes of cgroup %s: %s",

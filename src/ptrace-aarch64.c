@@ -37,8 +37,6 @@
 const unsigned char arch_syscall_insn[SYSCALL_INSN_LEN] = { 0x01, 0x00, 0x00, 0xd4 };
 const size_t arch_syscall_insn_len = SYSCALL_INSN_LEN;
 const unsigned long arch_syscall_insn_align = 4;
-/* No red zone in the AArch64 ABI; the same margin is kept anyway. */
-const unsigned long arch_red_zone = 128;
 const uint32_t arch_audit_native = 0xc00000b7U;	/* AUDIT_ARCH_AARCH64 */
 
 uint64_t arch_pc(const regs_t *r)
@@ -49,11 +47,6 @@ uint64_t arch_pc(const regs_t *r)
 void arch_set_pc(regs_t *r, uint64_t pc)
 {
 	r->pc = pc;
-}
-
-uint64_t arch_sp(const regs_t *r)
-{
-	return r->sp;
 }
 
 long arch_result(const regs_t *r)
@@ -84,11 +77,10 @@ int arch_at_syscall_boundary(struct tracee *t, bool *yes)
 	return 0;
 }
 
-static void load_call(const struct tracee *t, regs_t *r)
+static void load_args(regs_t *r, const struct tracee_call *c)
 {
-	r->regs[0] = (unsigned long long)(unsigned int)t->req->mode;
-	r->regs[1] = t->scratch;
-	r->regs[2] = t->scratch ? t->req->maxnode : 0;
+	for (int i = 0; i < 6; i++)
+		r->regs[i] = c->arg[i];
 }
 
 /* At an entry stop the number is already latched: it changes only through
@@ -102,14 +94,14 @@ static int set_entered_nr(struct tracee *t, int nr)
 	return 0;
 }
 
-int arch_turn_entry_into_call(struct tracee *t, const regs_t *entry)
+int arch_turn_entry_into_call(struct tracee *t, const regs_t *entry, const struct tracee_call *c)
 {
 	regs_t r = *entry;
 
-	load_call(t, &r);
+	load_args(&r, c);
 	if (tracee_set_regs(t, &r) < 0)
 		return -1;
-	return set_entered_nr(t, __NR_set_mempolicy);
+	return set_entered_nr(t, (int)c->nr);
 }
 
 void arch_skip_entered_call(struct tracee *t)
@@ -130,12 +122,12 @@ unsigned long arch_entry_nr_shown(const regs_t *entry)
 	return (unsigned long)entry->regs[8];
 }
 
-void arch_aim_at_insn(const struct tracee *t, regs_t *r, unsigned long insn)
+void arch_aim_at_insn(regs_t *r, unsigned long insn, const struct tracee_call *c)
 {
 	r->pc = insn;
 	r->pstate &= ~PSR_BTYPE_BITS;	/* not a branch: no BTI landing needed */
-	r->regs[8] = __NR_set_mempolicy;
-	load_call(t, r);
+	r->regs[8] = (unsigned long long)c->nr;
+	load_args(r, c);
 }
 
 struct sve_header {			/* struct user_sve_header */

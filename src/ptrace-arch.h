@@ -22,10 +22,6 @@ extern const unsigned char arch_syscall_insn[];
 extern const size_t arch_syscall_insn_len;
 extern const unsigned long arch_syscall_insn_align;
 
-/* Bytes below sp that code may use without moving sp: the scratch area
- * goes below them. */
-extern const unsigned long arch_red_zone;
-
 /* The AUDIT_ARCH_* value of a native (not 32-bit) system call, as
  * PTRACE_GET_SYSCALL_INFO reports it. */
 extern const uint32_t arch_audit_native;
@@ -33,7 +29,6 @@ extern const uint32_t arch_audit_native;
 /* The registers the engine reads or moves. */
 uint64_t arch_pc(const regs_t *r);
 void arch_set_pc(regs_t *r, uint64_t pc);
-uint64_t arch_sp(const regs_t *r);
 long arch_result(const regs_t *r);
 
 /* Whether the registers at the first stop are those of 32-bit code in a
@@ -46,9 +41,8 @@ bool arch_in_32bit_code(const regs_t *r);
 int arch_at_syscall_boundary(struct tracee *t, bool *yes);
 
 /* At a system call entry stop with registers entry: make the call that
- * is entered set_mempolicy(t->req->mode, t->scratch, maxnode).  0, or -1
- * with the verdict said. */
-int arch_turn_entry_into_call(struct tracee *t, const regs_t *entry);
+ * is entered c instead.  0, or -1 with the verdict said. */
+int arch_turn_entry_into_call(struct tracee *t, const regs_t *entry, const struct tracee_call *c);
 
 /* At an entry stop that is not ours: have the kernel skip the call when
  * the thread is released with t->restore. */
@@ -63,9 +57,9 @@ void arch_rewind_to_own_call(regs_t *restore, const regs_t *entry);
  * the result's detail. */
 unsigned long arch_entry_nr_shown(const regs_t *entry);
 
-/* Point the registers at the system call instruction at insn, with
- * set_mempolicy's number and arguments in place ("path B"). */
-void arch_aim_at_insn(const struct tracee *t, regs_t *r, unsigned long insn);
+/* Point the registers at the system call instruction at insn, with c's
+ * number and arguments in place ("path B"). */
+void arch_aim_at_insn(regs_t *r, unsigned long insn, const struct tracee_call *c);
 
 /* Refuse path B where a system call would lose register state that
  * t->restore cannot put back.  0, or -1 with the verdict said. */

@@ -2,9 +2,10 @@
  * ptrace-mem.c - the traced thread's memory, for the ptrace backend:
  * reading and writing it (process_vm_readv/writev, /proc/TID/mem where the
  * kernel lacks them), finding its mappings (PROCMAP_QUERY, the maps file
- * where the kernel lacks that), the scratch area for the node mask below
- * the red zone of its stack, the system call instruction it is pointed at
- * (its [vdso] first), and the rseq critical section it may be inside.
+ * where the kernel lacks that), the proof that the scratch page the
+ * engine mapped in it is still that page, the system call instruction it
+ * is pointed at (its [vdso] first), and the rseq critical section it may
+ * be inside.
  * Nothing here changes registers or stops: the engine (ptrace.c) does.
  */
 #include "config.h"
@@ -29,8 +30,9 @@
 #include "ptrace-mem.h"
 #include "ptrace-tracee.h"
 
-#define SCRATCH_GAP		64		/* extra margin below the red zone */
-#define SCAN_CHUNK		65536
+#define SCAN_BUDGET		(4UL << 20)	/* bytes of executable mappings a scan may look at */
+#define SCAN_STEP		4096UL		/* read at a time: a page on every kernel */
+#define PAGEMAP_PRESENT		(1ULL << 63)
 
 #ifndef PTRACE_GET_RSEQ_CONFIGURATION
 # define PTRACE_GET_RSEQ_CONFIGURATION	0x420f
@@ -82,13 +84,48 @@ static int proc_mem(pid_t tid, unsigned long addr, void *buf, size_t len, bool w
 	return 0;
 }
 
+/* Whether every page of [addr, addr + len) is in memory (pagemap's
+ * "present" bit): a transfer may fault in nothing, since a page the
+ * target's own user space must provide (a userfaultfd-registered region)
+ * would block it for as long as the target likes.  0 yes, -1 with errno
+ * (EFAULT: a page is not present). */
+static int pages_present(pid_t tid, unsigned long addr, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long pg = page > 0 ? (unsigned long)page : 4096;
+	char path[64];
+	int fd, r = 0;
+
+	if (len == 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (unsigned long a = addr / pg; r == 0 && a <= (addr + len - 1) / pg; a++) {
+		uint64_t e;
+
+		if (pread(fd, &e, sizeof(e), (off_t)(a * sizeof(e))) != (ssize_t)sizeof(e))
+			r = -1;
+		else if (!(e & PAGEMAP_PRESENT))
+			r = -1;
+	}
+	close(fd);
+	if (r < 0)
+		errno = EFAULT;
+	return r;
+}
+
 static int mem_xfer(pid_t tid, unsigned long addr, void *buf, size_t len, bool write)
 {
 	struct iovec local = { .iov_base = buf, .iov_len = len };
 	struct iovec remote = { .iov_base = (void *)addr, .iov_len = len };
-	ssize_t n = write ? process_vm_writev(tid, &local, 1, &remote, 1, 0)
-			  : process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	ssize_t n;
 
+	if (pages_present(tid, addr, len) < 0)
+		return -1;
+	n = write ? process_vm_writev(tid, &local, 1, &remote, 1, 0)
+		  : process_vm_readv(tid, &local, 1, &remote, 1, 0);
 	if (n < 0 && errno == ENOSYS)
 		return proc_mem(tid, addr, buf, len, write);
 	if (n < 0)
@@ -174,107 +211,105 @@ static int vma_query_kernel(const struct tracee *t, unsigned long addr, struct p
 	return r;
 }
 
-/* ---- the scratch area on the stack --------------------------------------- */
+/* ---- the scratch page ------------------------------------------------------ */
 
-struct stack_query {
-	unsigned long sp, low;
+struct page_query {
+	unsigned long start, end;
 	bool ok;
 };
 
-static int stack_vma_fn(const struct vma *v, void *arg)
+/* The maps file's view: one private read-write mapping, no file, no name
+ * ([heap], [stack] and anon:NAME are the target's own). */
+static int page_vma_fn(const struct vma *v, void *arg)
 {
-	struct stack_query *q = arg;
+	struct page_query *q = arg;
 
-	if (q->sp < v->start || q->sp >= v->end)
+	if (q->start < v->start || q->start >= v->end)
 		return 0;
-	q->ok = v->perms[0] == 'r' && v->perms[1] == 'w' && q->low >= v->start;
+	q->ok = v->start == q->start && v->end == q->end && strcmp(v->perms, "rw-p") == 0 &&
+		v->name[0] == '\0';
 	return 1;
 }
 
-/* Answer q through PROCMAP_QUERY.  0 answered, -1 not (the caller then
- * reads the maps). */
-static int stack_query_kernel(const struct tracee *t, struct stack_query *q)
+static bool page_vma_is_ours(const struct tracee *t, unsigned long start, size_t len)
 {
-	const uint64_t rw = PMP_PROCMAP_VMA_READABLE | PMP_PROCMAP_VMA_WRITABLE;
+	const uint64_t want = PMP_PROCMAP_VMA_READABLE | PMP_PROCMAP_VMA_WRITABLE;
 	struct pmp_procmap_query pq;
+	struct page_query q = { .start = start, .end = start + len };
 
-	if (vma_query_kernel(t, q->sp, &pq) < 0) {
-		if (errno != ENOENT)
-			return -1;
-		q->ok = false;	/* no mapping holds sp */
-		return 0;
-	}
-	q->ok = (pq.vma_flags & rw) == rw && q->low >= pq.vma_start;
-	return 0;
+	if (vma_query_kernel(t, start, &pq) == 0)
+		return pq.vma_start == q.start && pq.vma_end == q.end && pq.vma_flags == want &&
+		       pq.inode == 0 && pq.dev_major == 0 && pq.dev_minor == 0;
+	if (errno == ENOENT)
+		return false;
+	return maps_walk(t, page_vma_fn, &q) == 1 && q.ok;
 }
 
-int tracee_place_scratch(struct tracee *t, unsigned long sp, const void *data, size_t len)
+bool tracee_page_is_ours(const struct tracee *t, unsigned long start, size_t len, uint64_t cookie)
 {
-	struct stack_query q;
+	uint64_t there;
 
-	t->scratch = 0;
-	if (len == 0)
-		return 0;
-	q.sp = sp;
-	q.low = (sp - arch_red_zone - SCRATCH_GAP - len) & ~15UL;
-	q.ok = false;
-	if (stack_query_kernel(t, &q) < 0 && maps_walk(t, stack_vma_fn, &q) < 0)
-		return tracee_failed(t, errno, "cannot read the thread's maps");
-	if (!q.ok || q.low > sp)
-		return tracee_verdict(t, FAIL_INJECTION, EFAULT, "no writable stack below the thread's sp");
-	if (tracee_mem_read(t->tid, q.low, t->saved, len) < 0)
-		return tracee_failed(t, errno, "cannot read the thread's stack");
-	t->scratch = q.low;
-	t->scratch_len = len;
-	t->scratch_dirty = true;
-	if (tracee_mem_write(t->tid, q.low, data, len) < 0)
-		return tracee_failed(t, errno, "cannot write the thread's stack");
-	return 0;
-}
-
-int tracee_restore_scratch(struct tracee *t)
-{
-	if (!t->scratch_dirty)
-		return 0;
-	if (tracee_mem_write(t->tid, t->scratch, t->saved, t->scratch_len) < 0)
-		return -1;
-	t->scratch_dirty = false;
-	return 0;
+	return page_vma_is_ours(t, start, len) &&
+	       tracee_mem_read(t->tid, start, &there, sizeof(there)) == 0 && there == cookie;
 }
 
 /* ---- a system call instruction ------------------------------------------- */
 
+/* Which mappings a pass of the scan looks at: the vDSO, then those of
+ * files (the program's own text, its libraries), then the rest, which the
+ * target may have made as large as it likes. */
+enum insn_round { ROUND_VDSO, ROUND_FILES, ROUND_OTHERS };
+
 struct insn_query {
 	pid_t tid;
-	bool want_vdso;
+	enum insn_round round;
+	unsigned long budget;	/* bytes the scan may still look at */
+	bool exhausted;
 	unsigned long found;
-	unsigned char buf[SCAN_CHUNK];
+	unsigned char buf[SCAN_STEP + 8];
 };
+
+static bool in_round(const struct vma *v, enum insn_round round)
+{
+	if (strcmp(v->name, "[vdso]") == 0)
+		return round == ROUND_VDSO;
+	if (v->name[0] == '/')
+		return round == ROUND_FILES;
+	return round == ROUND_OTHERS;
+}
 
 /* A system call instruction (x86_64 `syscall', 0f 05; aarch64 `svc #0',
  * aligned) anywhere in an executable mapping: the thread is pointed
- * straight at it, so any such bytes will do. */
+ * straight at it, so any such bytes will do.  Page by page, pages not in
+ * memory passed over; every page looked at, read or not, is taken from
+ * the budget, so that no mapping can make the scan long.  An instruction
+ * across two pages read one after the other is found too. */
 static int insn_fn(const struct vma *v, void *arg)
 {
+	const size_t keep = arch_syscall_insn_len - 1, pg = SCAN_STEP;
 	struct insn_query *q = arg;
-	bool is_vdso = strcmp(v->name, "[vdso]") == 0;
+	size_t kept = 0;
 
-	if (v->perms[2] != 'x' || strcmp(v->name, "[vsyscall]") == 0 || q->want_vdso != is_vdso)
+	if (v->perms[2] != 'x' || strcmp(v->name, "[vsyscall]") == 0 || !in_round(v, q->round))
 		return 0;
-	/* chunks overlap by one instruction less a byte, so none is cut */
-	for (unsigned long at = v->start; at < v->end; at += SCAN_CHUNK - (arch_syscall_insn_len - 1)) {
-		size_t len = v->end - at < SCAN_CHUNK ? v->end - at : SCAN_CHUNK;
-
-		if (tracee_mem_read(q->tid, at, q->buf, len) < 0)
-			return 0;
-		for (size_t i = 0; i + arch_syscall_insn_len <= len; i++)
-			if ((at + i) % arch_syscall_insn_align == 0 &&
+	for (unsigned long at = v->start; at < v->end; at += pg) {
+		if (q->budget < pg) {
+			q->exhausted = true;
+			return 1;
+		}
+		q->budget -= pg;
+		if (tracee_mem_read(q->tid, at, q->buf + kept, pg) < 0) {
+			kept = 0;
+			continue;
+		}
+		for (size_t i = 0; i + arch_syscall_insn_len <= kept + pg; i++)
+			if ((at - kept + i) % arch_syscall_insn_align == 0 &&
 			    memcmp(q->buf + i, arch_syscall_insn, arch_syscall_insn_len) == 0) {
-				q->found = at + i;
+				q->found = at - kept + i;
 				return 1;
 			}
-		if (len < SCAN_CHUNK)
-			break;
+		memmove(q->buf, q->buf + kept + pg - keep, keep);
+		kept = keep;
 	}
 	return 0;
 }
@@ -310,32 +345,28 @@ int tracee_find_syscall_insn(struct tracee *t, unsigned long *addr)
 {
 	struct insn_query *q = calloc(1, sizeof(*q));
 	struct vma vdso;
-	int r = -1;
+	int r = 0;
 
 	if (!q)
 		return tracee_verdict(t, FAIL_INJECTION, ENOMEM, "out of memory");
 	q->tid = t->tid;
-	q->want_vdso = true;
-	if (vdso_vma_kernel(t, &vdso) == 0)
-		insn_fn(&vdso, q);
-	if (!q->found && maps_walk(t, insn_fn, q) < 0) {
+	q->budget = SCAN_BUDGET;
+	q->round = ROUND_VDSO;
+	if (vdso_vma_kernel(t, &vdso) == 0) {
+		r = insn_fn(&vdso, q);
+		q->round = ROUND_FILES;
+	}
+	for (; r == 0 && q->round <= ROUND_OTHERS; q->round++)
+		r = maps_walk(t, insn_fn, q);
+	if (q->found)
+		*addr = q->found;
+	else if (r < 0)
 		tracee_failed(t, errno, "cannot read the thread's maps");
-		goto out;
-	}
-	if (!q->found) {
-		q->want_vdso = false;
-		if (maps_walk(t, insn_fn, q) < 0) {
-			tracee_failed(t, errno, "cannot read the thread's maps");
-			goto out;
-		}
-	}
-	if (!q->found) {
-		tracee_verdict(t, FAIL_INJECTION, ENOEXEC, "no syscall instruction in the target");
-		goto out;
-	}
-	*addr = q->found;
-	r = 0;
-out:
+	else
+		tracee_verdict(t, FAIL_INJECTION, ENOEXEC, q->exhausted ?
+			       "no syscall instruction in the first 4 MiB scanned" :
+			       "no syscall instruction in the target");
+	r = q->found ? 0 : -1;
 	free(q);
 	return r;
 }

@@ -1,8 +1,8 @@
 /*
  * ptrace-mem.h - the traced thread's memory, as the ptrace backend reads
- * and writes it: raw transfers, the scratch area on its stack that holds
- * the node mask, the system call instruction it is pointed at, and the
- * rseq critical section it may have been stopped in.  Only the ptrace
+ * and writes it: raw transfers, the proof that the scratch page holding
+ * the node mask is still the engine's, the system call instruction it is
+ * pointed at, and the rseq critical section it may have been stopped in.  Only the ptrace
  * files include it, and the test helper that stands in for the rseq
  * lookup (tests/helpers/pmp-inject.c, linked with
  * -Wl,--wrap=tracee_rseq_abort_ip).
@@ -23,15 +23,11 @@ struct tracee;
 int tracee_mem_read(pid_t tid, unsigned long addr, void *buf, size_t len);
 int tracee_mem_write(pid_t tid, unsigned long addr, const void *buf, size_t len);
 
-/* Copy len bytes of data below the red zone of the stack whose pointer
- * is sp, inside the same writable mapping, keeping the bytes they cover
- * in t->saved; t->scratch says where (0: nowhere, for len 0).  0, or -1
- * with the verdict said. */
-int tracee_place_scratch(struct tracee *t, unsigned long sp, const void *data, size_t len);
-
-/* Write the kept bytes back over the scratch area, if it still holds the
- * data.  0, or -1 with errno. */
-int tracee_restore_scratch(struct tracee *t);
+/* Whether [start, start + len) is still exactly one private anonymous
+ * read-write mapping of the thread's process, with cookie in its first
+ * bytes: the scratch page the engine mapped, not something the target put
+ * in its place after unmapping it. */
+bool tracee_page_is_ours(const struct tracee *t, unsigned long start, size_t len, uint64_t cookie);
 
 /* A system call instruction in one of the thread's executable mappings,
  * its [vdso] first.  0, or -1 with the verdict said. */

@@ -1,7 +1,9 @@
 /*
  * ptrace-tracee.h - what the pieces of the ptrace backend share about the
  * one thread under injection: its state (struct tracee: what is known of
- * it and what must be put back when it is released) and the few helpers
+ * it and what must be put back when it is released), the process's
+ * session it belongs to (struct ptrace_session: the scratch page), a
+ * system call to be made in it (struct tracee_call), and the few helpers
  * every piece uses to make a request of it and to say how it went.  Only
  * the ptrace files include it (ptrace.c, ptrace-mem.c, ptrace-<arch>.c);
  * the rest of the tool sees ptrace.h.  The helpers are defined in ptrace.c.
@@ -20,11 +22,29 @@
 #include "targets.h"
 
 #define SCRATCH_MAX	8192	/* largest node mask accepted (65536 nodes) */
+#define SCRATCH_MASK_AT	64	/* the mask's offset in the page, after the cookie */
 
 /* The general registers, as PTRACE_GETREGSET NT_PRSTATUS gives them. */
 typedef struct user_regs_struct regs_t;
 
+/* What the engine keeps in one process between threads. */
+struct ptrace_session {
+	pid_t pid;
+	unsigned long page;	/* the scratch mapping it made there, 0: none */
+	size_t page_len;
+	uint64_t cookie;	/* random, in the page's first bytes: proof it is ours */
+	pid_t via;		/* a thread that made calls for us: asked first to unmap */
+	bool allow_seccomp;	/* as the last request said */
+};
+
+/* One system call for the thread to make: number and arguments. */
+struct tracee_call {
+	long nr;
+	unsigned long arg[6];
+};
+
 struct tracee {
+	struct ptrace_session *s;
 	const struct task_handle *h;
 	pid_t pid, tid;
 	const struct ptrace_request *req;
@@ -41,10 +61,9 @@ struct tracee {
 	regs_t restore;
 	int held_stop;		/* a stop signal held back, re-sent at release */
 
-	unsigned long scratch;	/* where the node mask is, 0 if nowhere */
-	size_t scratch_len;
-	bool scratch_dirty;	/* the old bytes must be written back */
-	unsigned char saved[SCRATCH_MAX];
+	bool in_call;		/* path A: calls are made at the entry of its own */
+	regs_t entry;		/* path A: the registers at that entry stop */
+	unsigned long insn;	/* path B: the system call instruction it is aimed at */
 };
 
 /* Say how it went in t->res; returns -1, so that a failure can be

@@ -1,7 +1,7 @@
 /*
  * ptrace-unsupported.c - the ptrace backend where it does not exist (any
- * architecture but x86_64 and aarch64): the entry point answers
- * FAIL_ARCH_UNSUPPORTED and touches nothing.
+ * architecture but x86_64 and aarch64): sessions hold nothing, and every
+ * thread is answered FAIL_ARCH_UNSUPPORTED untouched.
  */
 #include "config.h"
 
@@ -10,11 +10,36 @@
 #if !PMP_PTRACE_SUPPORTED
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-void ptrace_set_thread_policy(const struct task_handle *h, const struct ptrace_request *req,
-			      struct ptrace_result *res)
+struct ptrace_session {
+	pid_t pid;
+};
+
+struct ptrace_session *ptrace_session_begin(pid_t pid)
 {
+	struct ptrace_session *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->pid = pid;
+	return s;
+}
+
+pid_t ptrace_session_pid(const struct ptrace_session *s)
+{
+	return s->pid;
+}
+
+void ptrace_session_end(struct ptrace_session *s)
+{
+	free(s);
+}
+
+void ptrace_set_thread_policy(struct ptrace_session *s, const struct task_handle *h,
+			      const struct ptrace_request *req, struct ptrace_result *res)
+{
+	(void)s;
 	(void)h;
 	(void)req;
 	memset(res, 0, sizeof(*res));

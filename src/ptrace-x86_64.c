@@ -1,8 +1,8 @@
 /*
  * ptrace-x86_64.c - the ptrace backend's x86_64 half of ptrace-arch.h:
  * the `syscall' instruction, the restart codes an interrupted call shows
- * in rax, and where set_mempolicy's number and arguments go (orig_rax at
- * an entry stop, rax before the instruction; rdi, rsi, rdx).
+ * in rax, and where a call's number and arguments go (orig_rax at an
+ * entry stop, rax before the instruction; rdi, rsi, rdx, r10, r8, r9).
  */
 #include "config.h"
 
@@ -30,8 +30,6 @@
 const unsigned char arch_syscall_insn[SYSCALL_INSN_LEN] = { 0x0f, 0x05 };
 const size_t arch_syscall_insn_len = SYSCALL_INSN_LEN;
 const unsigned long arch_syscall_insn_align = 1;
-/* The x86_64 ABI's red zone: leaf code may use 128 bytes below sp. */
-const unsigned long arch_red_zone = 128;
 const uint32_t arch_audit_native = 0xc000003eU;	/* AUDIT_ARCH_X86_64 */
 
 uint64_t arch_pc(const regs_t *r)
@@ -42,11 +40,6 @@ uint64_t arch_pc(const regs_t *r)
 void arch_set_pc(regs_t *r, uint64_t pc)
 {
 	r->rip = pc;
-}
-
-uint64_t arch_sp(const regs_t *r)
-{
-	return r->rsp;
 }
 
 long arch_result(const regs_t *r)
@@ -71,19 +64,22 @@ int arch_at_syscall_boundary(struct tracee *t, bool *yes)
 	return 0;
 }
 
-static void load_call(const struct tracee *t, regs_t *r)
+static void load_args(regs_t *r, const struct tracee_call *c)
 {
-	r->rdi = (unsigned long)(unsigned int)t->req->mode;
-	r->rsi = t->scratch;
-	r->rdx = t->scratch ? t->req->maxnode : 0;
+	r->rdi = c->arg[0];
+	r->rsi = c->arg[1];
+	r->rdx = c->arg[2];
+	r->r10 = c->arg[3];
+	r->r8 = c->arg[4];
+	r->r9 = c->arg[5];
 }
 
-int arch_turn_entry_into_call(struct tracee *t, const regs_t *entry)
+int arch_turn_entry_into_call(struct tracee *t, const regs_t *entry, const struct tracee_call *c)
 {
 	regs_t r = *entry;
 
-	r.orig_rax = __NR_set_mempolicy;
-	load_call(t, &r);
+	r.orig_rax = (unsigned long)c->nr;
+	load_args(&r, c);
 	return tracee_set_regs(t, &r);
 }
 
@@ -105,12 +101,12 @@ unsigned long arch_entry_nr_shown(const regs_t *entry)
 	return (unsigned long)entry->orig_rax & ~__X32_SYSCALL_BIT;
 }
 
-void arch_aim_at_insn(const struct tracee *t, regs_t *r, unsigned long insn)
+void arch_aim_at_insn(regs_t *r, unsigned long insn, const struct tracee_call *c)
 {
 	r->rip = insn;
-	r->rax = __NR_set_mempolicy;
+	r->rax = (unsigned long)c->nr;
 	r->orig_rax = (unsigned long)-1;	/* no restart logic on these registers */
-	load_call(t, r);
+	load_args(r, c);
 }
 
 /* Nothing to save beyond the general registers: the injected call keeps

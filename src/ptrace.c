@@ -1,9 +1,11 @@
 /*
  * ptrace.c - the ptrace backend's engine: one thread made to call
- * set_mempolicy(2) itself.  Owns the checks before attaching, attaching
- * (seize, interrupt, waits with a deadline), the classification of ptrace
- * stops, the two injection paths and the release of the thread, and says
- * how it went.  The thread's memory is ptrace-mem.c's, the architecture's
+ * set_mempolicy(2) itself, and the per-process session that holds the
+ * scratch page for the node mask.  Owns the checks before attaching,
+ * attaching (seize, interrupt, waits with a deadline), the classification
+ * of ptrace stops, the two ways of making a call in the thread, the
+ * scratch page's life, and the release of the thread, and says how it
+ * went.  The thread's memory is ptrace-mem.c's, the architecture's
  * registers and instructions are ptrace-<arch>.c's (ptrace-arch.h).  See
  * ptrace.h for the method and for what is and is not guaranteed.
  */
@@ -13,6 +15,7 @@
 
 #if PMP_PTRACE_SUPPORTED
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <sched.h>
@@ -22,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -424,7 +429,6 @@ static void release(struct tracee *t)
 	}
 	if (!t->stopped)
 		return;
-	(void)tracee_restore_scratch(t);
 	if (t->have_restore && tracee_set_regs(t, &t->restore) == 0)
 		t->have_restore = false;
 	if (t->mask_blocked && set_sigmask(t, t->mask0) == 0)
@@ -439,7 +443,144 @@ static void release(struct tracee *t)
 		(void)syscall(SYS_tgkill, t->pid, t->tid, t->held_stop);
 }
 
-/* ---- the node mask and the rseq section ---------------------------------- */
+/* ---- making one call in the thread ------------------------------------------ */
+
+static bool is_error(long rv)
+{
+	return rv < 0 && rv >= -4095;
+}
+
+/* Path A: the thread is at the entry stop of its own call again; t->entry
+ * gets its registers. */
+static int at_own_entry(struct tracee *t)
+{
+	struct pmp_syscall_info si;
+
+	if (next_syscall_stop(t, SYSCALL_INFO_ENTRY, "expected the thread's own call's entry") < 0 ||
+	    syscall_info(t, &si) < 0 || get_regs(t, &t->entry) < 0)
+		return -1;
+	if (si.arch != arch_audit_native)
+		return tracee_verdict(t, FAIL_COMPAT_TASK, 0, "inside a 32-bit system call");
+	return 0;
+}
+
+/* Path A: at the entry of its own call, make c instead; at c's exit,
+ * rewind so that its own call is entered again, and wait for that entry. */
+static int call_in_place(struct tracee *t, const struct tracee_call *c, long *rv)
+{
+	regs_t r;
+
+	t->restore = t->entry;	/* released here, it would make its own call */
+	t->have_restore = true;
+	if (arch_turn_entry_into_call(t, &t->entry, c) < 0 ||
+	    next_syscall_stop(t, SYSCALL_INFO_EXIT, "expected the injected call's exit") < 0 ||
+	    get_regs(t, &r) < 0)
+		return -1;
+	*rv = arch_result(&r);
+	arch_rewind_to_own_call(&t->restore, &t->entry);
+	if (tracee_set_regs(t, &t->restore) < 0)
+		return -1;
+	t->have_restore = false;
+	return at_own_entry(t);
+}
+
+/* Path B: run c at the system call instruction; every register is given
+ * back at the release. */
+static int call_at_insn(struct tracee *t, const struct tracee_call *c, long *rv)
+{
+	struct pmp_syscall_info si;
+	regs_t r = t->regs0;
+
+	arch_aim_at_insn(&r, t->insn, c);
+	if (tracee_set_regs(t, &r) < 0 ||
+	    next_syscall_stop(t, SYSCALL_INFO_ENTRY, "expected the injected call's entry") < 0 ||
+	    syscall_info(t, &si) < 0)
+		return -1;
+	if (si.u.entry.nr != (uint64_t)c->nr || si.arch != arch_audit_native) {
+		arch_skip_entered_call(t);	/* whatever this is, it does not run */
+		return tracee_verdict(t, FAIL_INJECTION, EPROTO, "the injected call was not entered");
+	}
+	if (next_syscall_stop(t, SYSCALL_INFO_EXIT, "expected the injected call's exit") < 0 ||
+	    get_regs(t, &r) < 0)
+		return -1;
+	*rv = arch_result(&r);
+	return 0;
+}
+
+/* The thread makes the system call c; *rv is what it returned. */
+static int make_call(struct tracee *t, const struct tracee_call *c, long *rv)
+{
+	return t->in_call ? call_in_place(t, c, rv) : call_at_insn(t, c, rv);
+}
+
+/* ---- the scratch page ------------------------------------------------------ */
+
+/* Sized for the largest mask; only the pages written are ever backed. */
+static size_t scratch_len(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t pg = page > 0 ? (size_t)page : 4096;
+
+	return (SCRATCH_MASK_AT + SCRATCH_MAX + pg - 1) / pg * pg;
+}
+
+/* The session's page, proven still to be the one it mapped; else a new
+ * one, mapped by the thread.  What the old address holds now is the
+ * target's: it is forgotten, neither written nor unmapped.  MAP_NORESERVE
+ * keeps the page from merging with the target's own anonymous mappings,
+ * which would make its extent unprovable; MAP_POPULATE has it in memory
+ * before the target could register it with userfaultfd (the engine
+ * writes only to pages present).  0, or -1 with the verdict said. */
+static int scratch_page(struct tracee *t)
+{
+	struct ptrace_session *s = t->s;
+	struct tracee_call c = { .nr = __NR_mmap, .arg = { 0, scratch_len(), PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_POPULATE, (unsigned long)-1, 0 } };
+	long rv;
+
+	if (s->page && tracee_page_is_ours(t, s->page, s->page_len, s->cookie))
+		return 0;
+	s->page = 0;
+	if (make_call(t, &c, &rv) < 0)
+		return -1;
+	if (is_error(rv))
+		return tracee_verdict(t, FAIL_INJECTION, (int)-rv, "mmap of a scratch page in the thread failed");
+	if (rv == 0 || rv % 4096 != 0)
+		return tracee_verdict(t, FAIL_INJECTION, EPROTO, "mmap returned nonsense");
+	if (tracee_mem_write(t->tid, (unsigned long)rv, &s->cookie, sizeof(s->cookie)) < 0) {
+		int err = errno;
+
+		c = (struct tracee_call){ .nr = __NR_munmap, .arg = { (unsigned long)rv, scratch_len() } };
+		(void)make_call(t, &c, &rv);
+		return tracee_failed(t, err, "cannot write the scratch page");
+	}
+	s->page = (unsigned long)rv;
+	s->page_len = scratch_len();
+	return 0;
+}
+
+/* The session's page unmapped by the thread, if it is still the one. */
+static int unmap_page(struct tracee *t)
+{
+	struct ptrace_session *s = t->s;
+	struct tracee_call c = { .nr = __NR_munmap, .arg = { s->page, s->page_len } };
+	long rv;
+
+	if (!s->page)
+		return 0;
+	if (!tracee_page_is_ours(t, s->page, s->page_len, s->cookie)) {
+		s->page = 0;
+		return 0;
+	}
+	if (make_call(t, &c, &rv) < 0)
+		return -1;
+	if (is_error(rv))
+		return tracee_verdict(t, FAIL_INJECTION, (int)-rv, "munmap of the scratch page failed");
+	s->page = 0;
+	return 0;
+}
+
+/* ---- set_mempolicy and the rseq section ------------------------------------ */
 
 static size_t mask_bytes(const struct ptrace_request *req)
 {
@@ -450,15 +591,35 @@ static size_t mask_bytes(const struct ptrace_request *req)
 	return (req->maxnode - 1 + bits - 1) / bits * sizeof(unsigned long);
 }
 
-static int place_mask(struct tracee *t, unsigned long sp)
+/* set_mempolicy(mode, mask, maxnode), the mask in the scratch page (none
+ * for a policy without nodes: no page either). */
+static int set_policy(struct tracee *t)
 {
-	return tracee_place_scratch(t, sp, t->req->mask, mask_bytes(t->req));
-}
+	size_t len = mask_bytes(t->req);
+	struct tracee_call c = { .nr = __NR_set_mempolicy, .arg = { (unsigned int)t->req->mode } };
+	char path[48];
+	long rv;
 
-static int put_back_scratch(struct tracee *t)
-{
-	if (tracee_restore_scratch(t) < 0)
-		return tracee_failed(t, errno, "cannot restore the thread's stack");
+	if (len) {
+		unsigned long at;
+
+		if (scratch_page(t) < 0)
+			return -1;
+		at = t->s->page + SCRATCH_MASK_AT;
+		if (tracee_mem_write(t->tid, at, t->req->mask, len) < 0)
+			return tracee_failed(t, errno, "cannot write the scratch page");
+		c.arg[1] = at;
+		c.arg[2] = t->req->maxnode;
+	}
+	if (make_call(t, &c, &rv) < 0)
+		return -1;
+	if (rv < -4095 || rv > 0)
+		return tracee_verdict(t, FAIL_INJECTION, EPROTO, "set_mempolicy returned nonsense");
+	if (t->in_call)
+		snprintf(path, sizeof(path), "in syscall %lu", arch_entry_nr_shown(&t->entry));
+	else
+		snprintf(path, sizeof(path), "in user code");
+	(void)tracee_verdict(t, FAIL_NONE, (int)-rv, path);
 	return 0;
 }
 
@@ -474,115 +635,30 @@ static void rseq_fixup(const struct tracee *t, regs_t *r)
 		arch_set_pc(r, abort_ip);
 }
 
-/* ---- the two paths ------------------------------------------------------- */
+/* ---- one thread ------------------------------------------------------------ */
 
-static int take_result(struct tracee *t, const regs_t *r, const char *path)
+/* Get the thread to where it can make calls: path A, the entry of the
+ * interrupted call it restarts (or, on arm64, the call its pc is on);
+ * path B, user code, with a system call instruction to aim at. */
+static int ready_for_calls(struct tracee *t)
 {
-	long rv = (long)arch_result(r);
-
-	if (rv < -4095 || rv > 0)
-		return tracee_verdict(t, FAIL_INJECTION, EPROTO, "set_mempolicy returned nonsense");
-	(void)tracee_verdict(t, FAIL_NONE, (int)-rv, path);
-	return 0;
-}
-
-/* Path A: the thread was interrupted inside a system call that the kernel
- * will restart (on arm64: its pc is on an svc).  Let it re-enter that call
- * (or restart_syscall), swap the number at the entry stop, rewind at the
- * exit stop, and release it at the entry of its own call again. */
-static int path_syscall(struct tracee *t)
-{
-	struct pmp_syscall_info si;
-	regs_t entry, r;
-	char path[48];
-
-	if (next_syscall_stop(t, SYSCALL_INFO_ENTRY, "expected the restarted call's entry") < 0)
+	if (arch_at_syscall_boundary(t, &t->in_call) < 0)
 		return -1;
-	if (syscall_info(t, &si) < 0 || get_regs(t, &entry) < 0)
+	if (t->in_call)
+		return at_own_entry(t);
+	if (arch_check_user_state(t) < 0 || tracee_find_syscall_insn(t, &t->insn) < 0)
 		return -1;
-	if (si.arch != arch_audit_native)
-		return tracee_verdict(t, FAIL_COMPAT_TASK, 0, "inside a 32-bit system call");
-	if (place_mask(t, arch_sp(&entry)) < 0)
-		return -1;
-	t->restore = entry;	/* released here, it would make its own call */
-	t->have_restore = true;
-	if (arch_turn_entry_into_call(t, &entry) < 0)
-		return -1;
-
-	if (next_syscall_stop(t, SYSCALL_INFO_EXIT, "expected set_mempolicy's exit") < 0)
-		return -1;
-	if (get_regs(t, &r) < 0 || put_back_scratch(t) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "in syscall %lu", arch_entry_nr_shown(&entry));
-	if (take_result(t, &r, path) < 0)
-		return -1;
-	arch_rewind_to_own_call(&t->restore, &entry);
-	if (tracee_set_regs(t, &t->restore) < 0)
-		return -1;
-	t->have_restore = false;
-
-	if (next_syscall_stop(t, SYSCALL_INFO_ENTRY, "expected the original call's entry") < 0)
-		return -1;
-	return 0;
-}
-
-/* Path B: the thread was in user code (or its system call had finished).
- * Run set_mempolicy at a system call instruction of its own, then give
- * every register back. */
-static int path_user(struct tracee *t)
-{
-	struct pmp_syscall_info si;
-	unsigned long insn;
-	regs_t r;
-
-	if (arch_check_user_state(t) < 0 || tracee_find_syscall_insn(t, &insn) < 0 ||
-	    place_mask(t, arch_sp(&t->regs0)) < 0)
-		return -1;
-	r = t->regs0;
-	arch_aim_at_insn(t, &r, insn);
 	t->restore = t->regs0;
 	rseq_fixup(t, &t->restore);
 	t->have_restore = true;
-	if (tracee_set_regs(t, &r) < 0)
-		return -1;
-
-	if (next_syscall_stop(t, SYSCALL_INFO_ENTRY, "expected set_mempolicy's entry") < 0)
-		return -1;
-	if (syscall_info(t, &si) < 0)
-		return -1;
-	if (si.u.entry.nr != __NR_set_mempolicy || si.arch != arch_audit_native) {
-		arch_skip_entered_call(t);	/* whatever this is, it does not run */
-		return tracee_verdict(t, FAIL_INJECTION, EPROTO, "the injected call was not entered");
-	}
-	if (next_syscall_stop(t, SYSCALL_INFO_EXIT, "expected set_mempolicy's exit") < 0)
-		return -1;
-	if (get_regs(t, &r) < 0 || put_back_scratch(t) < 0)
-		return -1;
-	return take_result(t, &r, "in user code");
+	return 0;
 }
 
-/* From attach to detach: the thread is released whatever happened. */
-static void seize_inject_release(struct tracee *t)
-{
-	bool in_call;
-
-	if (seize(t) < 0)
-		return;
-	if (stop_thread(t) < 0 || check_identity(t) < 0 || take_control(t) < 0)
-		goto out;
-	if (arch_at_syscall_boundary(t, &in_call) < 0)
-		goto out;
-	if (in_call)
-		(void)path_syscall(t);
-	else
-		(void)path_user(t);
-out:
-	release(t);
-}
-
-/* The caller's own termination signals wait until the thread is
- * released: an interrupted injection is the one thing to avoid.  Returns
- * whether they are held (*old then holds the mask to put back). */
+/* The caller's own termination signals wait from the first change to
+ * the thread until its release: an interrupted injection is the one thing
+ * to avoid.  Before the first change (the wait for the thread to stop)
+ * they act at once: the kernel detaches a thread nothing was done to.
+ * Returns whether they are held (*old then holds the mask to put back). */
 static bool hold_caller_signals(sigset_t *old)
 {
 	sigset_t defer;
@@ -596,22 +672,42 @@ static bool hold_caller_signals(sigset_t *old)
 	return pthread_sigmask(SIG_BLOCK, &defer, old) == 0;
 }
 
-void ptrace_set_thread_policy(const struct task_handle *h, const struct ptrace_request *req,
-			      struct ptrace_result *res)
+/* From attach to detach: the thread is released whatever happened. */
+static void seize_work_release(struct tracee *t, int (*work)(struct tracee *t))
+{
+	sigset_t old;
+	bool held = false;
+
+	if (seize(t) < 0)
+		return;
+	if (stop_thread(t) == 0 && check_identity(t) == 0) {
+		held = hold_caller_signals(&old);
+		if (take_control(t) == 0 && ready_for_calls(t) == 0)
+			(void)work(t);
+	}
+	release(t);
+	if (held)
+		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* One thread, checked, then given work: set_policy or unmap_page. */
+static void on_thread(struct ptrace_session *s, const struct task_handle *h,
+		      const struct ptrace_request *req, struct ptrace_result *res,
+		      int (*work)(struct tracee *t))
 {
 	struct tracee *t;
-	sigset_t old;
-	bool held;
 
 	memset(res, 0, sizeof(*res));
 	res->yama_scope = -1;
 	t = calloc(1, sizeof(*t));
-	if (!t) {
+	if (!t || !s) {
 		res->failure = FAIL_INJECTION;
 		res->err = ENOMEM;
 		snprintf(res->detail, sizeof(res->detail), "out of memory");
+		free(t);
 		return;
 	}
+	t->s = s;
 	t->h = h;
 	t->pid = h->pid;
 	t->tid = h->tid;
@@ -623,12 +719,85 @@ void ptrace_set_thread_policy(const struct task_handle *h, const struct ptrace_r
 	}
 	if (preflight(t) < 0)
 		goto out;
-	held = hold_caller_signals(&old);
-	seize_inject_release(t);
-	if (held)
-		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	seize_work_release(t, work);
 out:
 	free(t);
+}
+
+/* ---- the session ------------------------------------------------------------- */
+
+struct ptrace_session *ptrace_session_begin(pid_t pid)
+{
+	struct ptrace_session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->pid = pid;
+	if (getrandom(&s->cookie, sizeof(s->cookie), 0) != (ssize_t)sizeof(s->cookie)) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		s->cookie = ((uint64_t)now.tv_nsec << 32) ^ (uint64_t)now.tv_sec ^ (uint64_t)getpid();
+	}
+	return s;
+}
+
+pid_t ptrace_session_pid(const struct ptrace_session *s)
+{
+	return s->pid;
+}
+
+void ptrace_set_thread_policy(struct ptrace_session *s, const struct task_handle *h,
+			      const struct ptrace_request *req, struct ptrace_result *res)
+{
+	on_thread(s, h, req, res, set_policy);
+	if (s && res->failure == FAIL_NONE) {
+		s->via = h->tid;
+		s->allow_seccomp = req->allow_seccomp;
+	}
+}
+
+/* Ask thread tid to unmap the page; whether it is let go of (unmapped, or
+ * no longer provably ours, or the thread's process gone). */
+static bool unmap_through(struct ptrace_session *s, pid_t tid)
+{
+	const struct task_handle h = { .pid = s->pid, .tid = tid, .per_thread = true, .pidfd = -1 };
+	const struct ptrace_request req = { .allow_seccomp = s->allow_seccomp };
+	struct ptrace_result res;
+
+	on_thread(s, &h, &req, &res, unmap_page);
+	return !s->page;
+}
+
+#define UNMAP_TRIES 8	/* threads asked before the page is left behind */
+
+void ptrace_session_end(struct ptrace_session *s)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int tries = 0;
+
+	if (!s)
+		return;
+	if (s->page && s->via && unmap_through(s, s->via))
+		goto out;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
+	d = s->page ? opendir(path) : NULL;
+	while (d && (de = readdir(d)) && tries < UNMAP_TRIES) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (end == de->d_name || *end || tid <= 0 || tid == s->via)
+			continue;
+		tries++;
+		if (unmap_through(s, (pid_t)tid))
+			break;
+	}
+	if (d)
+		closedir(d);
+out:
+	free(s);
 }
 
 #endif /* PMP_PTRACE_SUPPORTED */

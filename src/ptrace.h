@@ -1,32 +1,43 @@
 /*
  * ptrace.h - the ptrace backend: make one thread of a running process call
  * set_mempolicy(2) itself, on any Linux, with nothing but ptrace.  One call
- * handles one thread from attach to detach; it prints nothing and keeps no
- * state between calls.  x86_64 and aarch64: elsewhere every call answers
- * FAIL_ARCH_UNSUPPORTED without touching the target.
+ * handles one thread from attach to detach, inside a session that spans
+ * the threads of one process and holds what they share (the scratch page
+ * below); it prints nothing.  x86_64 and aarch64: elsewhere every call
+ * answers FAIL_ARCH_UNSUPPORTED without touching the target.
  *
  * How: PTRACE_SEIZE + PTRACE_INTERRUPT (no SIGSTOP, no EXITKILL), then,
  * with all the thread's signals blocked by PTRACE_SETSIGMASK:
  *  - a thread stopped inside an interrupted system call ("path A"; on
  *    aarch64, whose kernel rewinds such a call before the stop, a thread
  *    whose pc is on an `svc') is let run into the entry of that call
- *    again, whose number is swapped for set_mempolicy; at its exit the
- *    registers are rewound so the original call is entered once more, and
- *    the thread is released at that entry with its own signal mask.  The
+ *    again, whose number is swapped for the injected call; at its exit the
+ *    registers are rewound so the original call is entered once more (and
+ *    swapped again if there is another call to make), and the thread is
+ *    released at that entry with its own signal mask.  The
  *    call keeps its semantics: restartable calls go on (relative sleeps
  *    with their remaining time, through restart_syscall), and a signal
  *    that came meanwhile meets the call exactly as it would have without
  *    us.
  *  - a thread stopped in user code ("path B") has its instruction pointer
  *    moved to a system call instruction (`syscall' on x86_64, `svc #0' on
- *    aarch64) in its [vdso] (or another executable mapping), runs to the
- *    exit of that one call, and gets all its registers back exactly (the
- *    instruction pointer moved to the abort handler if it was inside an
- *    rseq critical section, as the kernel would have done).
- * The node mask is written below the red zone of the thread's own stack
- * (sp - 128 and lower, inside the writable mapping that holds sp) and the
- * bytes there are put back after the call.  No breakpoint, no single step,
- * no signal is ever sent to the target, and nothing is written to its code.
+ *    aarch64) in its [vdso] (or a mapping of its program or a library),
+ *    runs to the exit of the injected call (and again for another), and
+ *    gets all its registers back exactly (the instruction pointer moved to
+ *    the abort handler if it was inside an rseq critical section, as the
+ *    kernel would have done).
+ * The node mask is written into a scratch page that belongs to no one
+ * else: the first thread of the process that needs it maps it with an
+ * injected mmap(2) (PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|
+ * MAP_NORESERVE, sized for the largest mask), a random cookie is written at
+ * its start, and every later thread reuses it once it is proven still the
+ * same mapping (same start and end, private, anonymous, read-write, no
+ * name) holding the cookie; otherwise what is at the address is the
+ * target's, left alone, and a new page is mapped.  The session's end
+ * unmaps it with an injected munmap(2) through a live thread of the
+ * process, after the same proof.  A policy without nodes needs no page.
+ * Nothing is ever written to the target's own memory, stack or code; no
+ * breakpoint, no single step, no signal is sent to the target.
  *
  * Identity: the thread is attached by bare TID, so after the seize and the
  * first stop, before anything is changed, the engine proves that the task
@@ -49,8 +60,18 @@
  *    signal that arrives during the injection (it cannot be blocked) is
  *    held back and re-sent to the thread once it is released.
  *  - SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGTSTP sent to the CALLER are
- *    held back in the calling thread for the duration of one call and act
- *    after the target thread is released, so they cannot cut an injection.
+ *    held back in the calling thread from the first change to the target
+ *    thread until its release, and act then, so they cannot cut an
+ *    injection; before that (the wait for the thread to stop) they act at
+ *    once, and the kernel detaches a thread nothing was done to.
+ *  - Every read of the target's memory is bounded: only pages present in
+ *    memory (/proc/PID/pagemap) are read or written, so a page only the
+ *    target's own user space could provide (a userfaultfd region) blocks
+ *    nothing; the search for a system call instruction looks at 4 MiB at
+ *    most, the [vdso] first, then the mappings of files (the program, its
+ *    libraries), then the rest, and refuses the thread beyond that.  A
+ *    target that empties and registers a page with userfaultfd between
+ *    the check and the read (microseconds) can still make one read wait.
  *  - If the caller is killed outright (SIGKILL, OOM, crash) the kernel
  *    detaches the thread wherever it is.  Before the first change and after
  *    the release, nothing is left.  In between, the thread may be left with:
@@ -62,11 +83,17 @@
  *        restarting: a sleep ends early, a read() returns 0;
  *      * path B, killed while the registers are redirected: the thread
  *        runs on in vDSO code with wrong registers and most likely crashes;
- *      * up to 8 KiB of dead stack below its red zone overwritten by the
- *        node mask (memory no live frame uses).
+ *      * a thread stopped while mmap or munmap is being made in place of
+ *        its own call: that call returns their result, as above.
  *    These windows last tens of microseconds per thread; only one thread
  *    of a process is ever inside one.  This is the same residual risk as
- *    gdb's "call" and CRIU's parasite.
+ *    gdb's "call" and CRIU's parasite.  Killed between the session's first
+ *    mmap and its munmap, the caller leaves the scratch page mapped in the
+ *    process: one private anonymous mapping, not in the target's way.
+ *  - A target that unmaps the scratch page and maps its own data at the
+ *    same address, with the same extent and the cookie copied, between the
+ *    proof and the write (microseconds, while one of its threads is held)
+ *    has the mask written there: only a program racing its own memory can.
  *  - Some system calls return EINTR to the target merely because it was
  *    stopped by ptrace (epoll_wait, epoll_pwait, semop/semtimedop,
  *    sigtimedwait, socket calls with SO_RCVTIMEO/SO_SNDTIMEO; signal(7)).
@@ -114,10 +141,27 @@ struct ptrace_request {
 	bool allow_seccomp;		/* inject even into threads under a seccomp filter */
 };
 
-/* Make the thread h names call set_mempolicy(mode, mask, maxnode)
- * itself, and say how it went in *res.  Never leaves the thread traced or
- * modified when it returns (see above for a caller killed meanwhile). */
-void ptrace_set_thread_policy(const struct task_handle *h, const struct ptrace_request *req,
-			      struct ptrace_result *res);
+struct ptrace_session;
+
+/* A session for the threads of process pid, or NULL if memory ran out
+ * (ptrace_set_thread_policy then answers FAIL_INJECTION/ENOMEM).  Touches
+ * nothing in the target. */
+struct ptrace_session *ptrace_session_begin(pid_t pid);
+
+/* The process a session is for. */
+pid_t ptrace_session_pid(const struct ptrace_session *s);
+
+/* Make the thread h names (a thread of the session's process) call
+ * set_mempolicy(mode, mask, maxnode) itself, and say how it went in *res.
+ * Never leaves the thread traced or modified when it returns (see above
+ * for a caller killed meanwhile); the scratch page stays, for the next. */
+void ptrace_set_thread_policy(struct ptrace_session *s, const struct task_handle *h,
+			      const struct ptrace_request *req, struct ptrace_result *res);
+
+/* Unmap the session's scratch page, if it has one and it is still the
+ * one it mapped, through a live thread of the process (the last one set
+ * first, then up to 8 others), and free the session.  A process that has
+ * exited needs nothing. */
+void ptrace_session_end(struct ptrace_session *s);
 
 #endif

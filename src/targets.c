@@ -202,8 +202,7 @@ struct walk {
 	struct tidset seen;
 	struct task_listing listing;
 	struct closer closer;
-	task_visit_fn visit;
-	void *arg;
+	const struct task_visitor *v;
 };
 
 static bool is_member(const struct walk *w, pid_t tid)
@@ -322,12 +321,12 @@ static int visit_entries(struct walk *w, const char *buf, size_t len, struct pas
 		if (tid == w->process.pid) {
 			h = w->process;	/* the leader: the process pidfd itself */
 			h.per_thread = true;
-			w->visit(&h, w->arg);
+			w->v->task(&h, w->v->arg);
 			continue;
 		}
 		open_thread(w, tid, &h);
 		p->last.gone = h.problem == FAIL_EXITED;
-		w->visit(&h, w->arg);
+		w->v->task(&h, w->v->arg);
 		closer_take(&w->closer, &h);
 	}
 	return 0;
@@ -375,7 +374,7 @@ static void visit_listing_failure(struct walk *w, int err)
 	if (h.problem == FAIL_ERRNO && (err == ENOENT || err == EACCES))
 		h.problem = FAIL_PROC_HIDDEN;
 	h.err = err;
-	w->visit(&h, w->arg);
+	w->v->task(&h, w->v->arg);
 }
 
 /* Pass after pass until one finds no new thread.  0, or -1 out of memory. */
@@ -415,23 +414,24 @@ static int walk_threads(struct walk *w)
 		struct task_handle h = w->process;
 
 		h.problem = FAIL_UNSETTLED;
-		w->visit(&h, w->arg);
+		w->v->task(&h, w->v->arg);
 	}
 	return 0;
 }
 
-int targets_walk(const struct pid_spec *spec, bool all_threads,
-		 task_visit_fn visit, void *arg)
+int targets_walk(const struct pid_spec *spec, bool all_threads, const struct task_visitor *v)
 {
-	struct walk w = { .visit = visit, .arg = arg, .listing = { .fd = -1 } };
+	struct walk w = { .v = v, .listing = { .fd = -1 } };
 	int ret = 0;
 
 	closer_init(&w.closer);
 	open_process(spec, &w.process);
 	if (w.process.problem != FAIL_NONE || !all_threads)
-		visit(&w.process, arg);
+		v->task(&w.process, v->arg);
 	else
 		ret = walk_threads(&w);
+	if (v->process_done)
+		v->process_done(w.process.pid, v->arg);
 	tasklist_close(&w.listing);
 	closer_flush(&w.closer);
 	close_handle(&w.process);

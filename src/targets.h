@@ -35,7 +35,14 @@ struct task_handle {
 	uint64_t inode;		/* FAIL_INODE_MISMATCH: what the pidfd has */
 };
 
-typedef void (*task_visit_fn)(struct task_handle *h, void *arg);
+/* What a walk calls: task for each handle, then process_done (if not NULL)
+ * once the process's last handle has been visited, so that whatever the
+ * visitor keeps per process can be let go. */
+struct task_visitor {
+	void (*task)(struct task_handle *h, void *arg);
+	void (*process_done)(pid_t pid, void *arg);
+	void *arg;
+};
 
 /* The task's name and flags, read from /proc on first use: a thread that
  * is set without a word said costs no read.  "?" when unreadable. */
@@ -59,9 +66,8 @@ struct failure_subject targets_subject(const struct task_handle *h);
 
 /* Visit the process named by spec (its leader), or with all_threads each of
  * its threads, re-scanning its task list until a pass finds no thread it
- * has not seen.  Problems are visited as handles too.  Returns 0, or -1 if
- * memory ran out. */
-int targets_walk(const struct pid_spec *spec, bool all_threads,
-		 task_visit_fn visit, void *arg);
+ * has not seen; then say the process is done.  Problems are visited as
+ * handles too.  Returns 0, or -1 if memory ran out. */
+int targets_walk(const struct pid_spec *spec, bool all_threads, const struct task_visitor *v);
 
 #endif

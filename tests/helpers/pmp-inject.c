@@ -2,7 +2,8 @@
  * pmp-inject - drive the ptrace backend directly, without the CLI: every
  * thread of PID is made to call set_mempolicy(2) through
  * ptrace_set_thread_policy(), one at a time, re-reading /proc/PID/task
- * until a pass finds no thread it has not done (at most 10 passes).
+ * until a pass finds no thread it has not done (at most 10 passes), all
+ * in one session, ended (its scratch page unmapped) before the summary.
  *
  * Usage: pmp-inject [--allow-seccomp] [--no-rseq-fixup] [--stale-pidfd] [--tid=TID]
  *                   PID MODE NODES
@@ -69,6 +70,7 @@ static const struct mode_name modes[] = {
 
 struct run {
 	pid_t pid;
+	struct ptrace_session *session;
 	int pidfd;		/* the handles' pidfd, -1 for none */
 	struct ptrace_request req;
 	unsigned long mask[MAX_NODES / (8 * sizeof(unsigned long))];
@@ -206,7 +208,7 @@ static void one(struct run *r, pid_t tid)
 
 	rseq_seam.aborted = false;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ptrace_set_thread_policy(&h, &r->req, &res);
+	ptrace_set_thread_policy(r->session, &h, &r->req, &res);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	us = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
 	r->total_us += us;
@@ -298,6 +300,7 @@ int main(int argc, char **argv)
 		perror("pmp-inject");
 		return 1;
 	}
+	r.session = ptrace_session_begin(r.pid);
 	if (tid_only > 0) {
 		r.done[r.ndone++] = (pid_t)tid_only;
 		one(&r, (pid_t)tid_only);
@@ -307,6 +310,7 @@ int main(int argc, char **argv)
 		while (passes++ < MAX_PASSES && (got = pass(&r)) > 0)
 			;
 	}
+	ptrace_session_end(r.session);
 	printf("summary threads=%zu set=%lu failed=%lu gone=%lu us_per_thread=%.0f\n", r.ndone, r.nset,
 	       r.nfailed, r.ngone, r.ndone ? r.total_us / (double)r.ndone : 0.0);
 	free(r.done);

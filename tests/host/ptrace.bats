@@ -29,6 +29,7 @@ PMP_BLOCKER=${PMP_BLOCKER:-$PMP_HELPER_DIR/pmp-blocker}
 PMP_INJECT=${PMP_INJECT:-$PMP_HELPER_DIR/pmp-inject}
 PMP_RSEQ=${PMP_RSEQ:-$PMP_HELPER_DIR/pmp-rseq}
 PMP_HOLD=${PMP_HOLD:-$PMP_HELPER_DIR/pmp-hold}
+PMP_HOSTILE=${PMP_HOSTILE:-$PMP_HELPER_DIR/pmp-hostile}
 PMP_TARGET=${PMP_TARGET:-$PMP_HELPER_DIR/pmp-target}
 PMP_SLEEP32=${PMP_SLEEP32:-$PMP_HELPER_DIR/pmp-sleep32}
 PMP_SECCOMP=${PMP_SECCOMP_BIN:-$PMP_SECCOMP}
@@ -458,6 +459,80 @@ rseq_start() {
 	[ "$(field ok "$REPLY_LINE")" = 0 ]
 }
 
+# hostile_start MODE: pmp-hostile MODE on fifos (its threads' stacks in
+# memory that is a trap, see the helper); sets HOSTILE_PID and keeps its
+# maps as they were before any tool came, or skips the test with the
+# helper's reason (no userfaultfd here, say).
+hostile_start() {
+	[ -x "$PMP_HOSTILE" ] || { echo "pmp-hostile not built" >&2; false; }
+	local dir=$BATS_TEST_TMPDIR/hostile line
+	mkdir -p "$dir" && mkfifo "$dir/in" "$dir/out"
+	exec {HOSTILE_W}<>"$dir/in" {HOSTILE_R}<>"$dir/out"
+	(
+		eval "exec $HOSTILE_W>&- $HOSTILE_R>&-"
+		exec "$PMP_HOSTILE" "$1" <"$dir/in" >"$dir/out" 2>"$dir/stderr" 3>&-
+	) &
+	HOSTILE_PID=$!
+	BG_PIDS+=("$HOSTILE_PID")
+	IFS= read -r -t 20 -u "$HOSTILE_R" line || { cat "$dir/stderr" >&2; return 1; }
+	[[ $line != skip* ]] || skip "${line#skip }"
+	[ "$line" = "ready $HOSTILE_PID" ]
+	cat "/proc/$HOSTILE_PID/maps" >"$dir/maps.before"
+}
+
+# shared_heap_intact: the buffer the stacks live in was never seen changed,
+# every thread has bind:0, and the target's mappings are what they were
+# before the tool came (no scratch page left behind).
+shared_heap_intact() {
+	local t
+	printf 'check\n' >&"$HOSTILE_W"
+	IFS= read -r -t 20 -u "$HOSTILE_R" REPLY_LINE
+	echo "check -> $REPLY_LINE"
+	[ "$(field corrupt "$REPLY_LINE")" = 0 ]
+	[ "$(field checks "$REPLY_LINE")" -gt 0 ]
+	for t in $(tids_of "$HOSTILE_PID"); do
+		[ "$(task_policy "$HOSTILE_PID" "$t")" = bind:0 ]
+	done
+	diff "$BATS_TEST_TMPDIR/hostile/maps.before" "/proc/$HOSTILE_PID/maps"
+}
+
+@test "inject: stacks carved out of another thread's heap: none of it written, no page left behind" {
+	hostile_start shared-heap
+	for i in 1 2 3 4 5; do
+		inject "$HOSTILE_PID" bind 0
+		[ "$status" -eq 0 ]
+		every_thread_set
+	done
+	grep -q 'detail=in user code' <<<"$output"
+	grep -q 'detail=in syscall' <<<"$output"
+	shared_heap_intact
+}
+
+# bounded_inject: pmp-inject on HOSTILE_PID, killed after 30 s: a hang
+# guard, not a timing.
+bounded_inject() {
+	SECONDS=0
+	run timeout -s KILL 30 "$PMP_INJECT" "$HOSTILE_PID" bind 0
+	echo "status=$status after ${SECONDS}s"
+	echo "$output"
+}
+
+@test "inject: stacks in a userfaultfd region nobody fills: every thread set, in seconds" {
+	hostile_start uffd-stack
+	bounded_inject
+	[ "$status" -eq 0 ]
+	every_thread_set
+	[ "$SECONDS" -lt 10 ]
+}
+
+@test "inject: no vDSO, 8 GiB of untouched executable memory first: bounded, set or refused" {
+	hostile_start no-vdso
+	bounded_inject	# an unbounded scan took about a minute
+	[ "$status" -eq 0 ] || [ "$status" -eq 1 ]
+	[ "$(grep -c '^[0-9]' <<<"$output")" -eq 3 ]
+	! grep '^[0-9]' <<<"$output" | grep -v ' set .*' | grep -v 'detail=no syscall instruction'
+}
+
 @test "inject: cost per thread over 100+ threads" {
 	blocker_start --ms=$MS --idle=100
 	inject "$BLOCKER_PID" interleave 0
@@ -490,6 +565,44 @@ cli_ready() {
 		[ "$(task_policy "$BLOCKER_PID" "$t")" = bind:0 ]
 	done
 	check_round 2 0
+}
+
+@test "cli: --backend=ptrace -a on stacks carved out of another thread's heap: none of it written, no page left" {
+	cli_ready
+	hostile_start shared-heap
+	for i in 1 2 3; do
+		run --separate-stderr "$PMP" --backend=ptrace -a --membind=0 -p "$HOSTILE_PID"
+		echo "status=$status stdout=[$output] stderr=[$stderr]"
+		[ "$status" -eq 0 ]
+	done
+	shared_heap_intact
+}
+
+@test "cli: --backend=ptrace on stacks in a never-filled userfaultfd region: SIGINT ends it at once" {
+	cli_ready
+	hostile_start uffd-stack
+	local tool i t
+	"$PMP" --backend=ptrace -a --membind=0 -p "$HOSTILE_PID" >/dev/null 2>&1 3>&- &
+	tool=$!
+	BG_PIDS+=("$tool")
+	kill -INT "$tool"
+	for i in $(seq 100); do
+		kill -0 "$tool" 2>/dev/null || break
+		sleep 0.05
+	done
+	! kill -0 "$tool" 2>/dev/null	# gone within 5 s
+	wait "$tool" || true
+	sleep 0.1
+	for t in $(tids_of "$HOSTILE_PID"); do
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$HOSTILE_PID/task/$t/status")" = 0 ]
+	done
+	# and a run left alone sets every thread
+	run timeout -s KILL 30 "$PMP" --backend=ptrace -a --membind=0 -p "$HOSTILE_PID"
+	echo "status=$status output=[$output]"
+	[ "$status" -eq 0 ]
+	for t in $(tids_of "$HOSTILE_PID"); do
+		[ "$(task_policy "$HOSTILE_PID" "$t")" = bind:0 ]
+	done
 }
 
 @test "cli: --backend=ptrace without -a sets the main thread only" {

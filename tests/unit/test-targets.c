@@ -35,6 +35,8 @@ static int is_open(int fd)
 
 struct seen {
 	int handles, ok, leader;
+	int done, handles_at_done;
+	pid_t done_pid;
 	pid_t tids[64];
 };
 
@@ -49,6 +51,15 @@ static void count(struct task_handle *h, void *arg)
 		s->ok++;
 	if (h->tid == h->pid)
 		s->leader++;
+}
+
+static void done(pid_t pid, void *arg)
+{
+	struct seen *s = arg;
+
+	s->done++;
+	s->done_pid = pid;
+	s->handles_at_done = s->handles;
 }
 
 static void *sleeper(void *arg)
@@ -185,12 +196,14 @@ int main(void)
 		struct pid_spec self = { .pid = getpid() };
 
 		memset(&s, 0, sizeof(s));
-		ok(targets_walk(&self, false, count, &s) == 0, "walk of the process");
+		ok(targets_walk(&self, false, &(struct task_visitor){ count, NULL, &s }) == 0, "walk of the process");
 		ok(s.handles == 1 && s.ok == 1 && s.leader == 1, "without -a: the leader alone, confirmed");
 
 		memset(&s, 0, sizeof(s));
-		ok(targets_walk(&self, true, count, &s) == 0, "walk of every thread");
+		ok(targets_walk(&self, true, &(struct task_visitor){ count, done, &s }) == 0, "walk of every thread");
 		ok(s.handles == 4, "with -a: four threads visited once each (got %d)", s.handles);
+		ok(s.done == 1 && s.done_pid == self.pid && s.handles_at_done == 4,
+		   "the process said done once, after its last thread");
 		ok(s.leader == 1, "the leader among them");
 		/* on kernels before 6.9 the other threads come back as FAIL_NO_THREAD_PIDFD */
 		ok(s.ok == 4 || s.ok == 1, "threads opened or reported (ok=%d)", s.ok);
@@ -214,7 +227,7 @@ int main(void)
 		ok(!sys_is_thread_of(getppid(), sleeper_tid), "and not a thread of our parent");
 		ok(!sys_is_thread_of(getpid(), getppid()), "our parent is not a thread of ours");
 		memset(&s, 0, sizeof(s));
-		targets_walk(&self, true, count, &s);
+		targets_walk(&self, true, &(struct task_visitor){ count, NULL, &s });
 		ok(open_fds() == before, "a walk leaves no descriptor open (%d before, %d after)",
 		   before, open_fds());
 	}
@@ -252,7 +265,7 @@ int main(void)
 				break;
 		}
 		listed = threads_listed();
-		ok(targets_walk(&self, true, collect, &v) == 0, "walk of %zu threads", listed);
+		ok(targets_walk(&self, true, &(struct task_visitor){ collect, NULL, &v }) == 0, "walk of %zu threads", listed);
 		qsort(v.tids, v.n, sizeof(*v.tids), compare_tids);
 		for (size_t i = 1; i < v.n; i++)
 			dups += v.tids[i] == v.tids[i - 1];
@@ -265,7 +278,7 @@ int main(void)
 		 * the list, and then the whole list, no longer fit the buffer */
 		memset(&v, 0, sizeof(v));
 		spawn_more = 6000;
-		ok(targets_walk(&self, true, collect_and_spawn, &v) == 0, "walk of threads multiplying");
+		ok(targets_walk(&self, true, &(struct task_visitor){ collect_and_spawn, NULL, &v }) == 0, "walk of threads multiplying");
 		listed = threads_listed();
 		qsort(v.tids, v.n, sizeof(*v.tids), compare_tids);
 		dups = 0;
@@ -280,7 +293,7 @@ int main(void)
 		struct pid_spec gone = { .pid = 4194304 };
 
 		memset(&s, 0, sizeof(s));
-		targets_walk(&gone, true, count, &s);
+		targets_walk(&gone, true, &(struct task_visitor){ count, NULL, &s });
 		ok(s.handles == 1 && s.ok == 0, "a PID that names nothing gives one problem handle");
 	}
 	return tap_done();

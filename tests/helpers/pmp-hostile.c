@@ -1,0 +1,203 @@
+/*
+ * pmp-hostile - targets whose memory is a trap for a tool that reads or
+ * writes it: two threads each (one calling sched_yield in a loop: path B;
+ * one blocked in ppoll: path A) whose stack pointer is set into memory
+ * chosen by the mode:
+ *
+ *   shared-heap their stack is the middle of a heap buffer filled with a
+ *               known pattern, as with Go or coroutines carving stacks out
+ *               of a shared heap; a third thread compares the 16 KiB below
+ *               both stack pointers with the pattern over and over, so a
+ *               tool that writes below the stack pointer, even for
+ *               microseconds, is seen (the old stack scratch, written and
+ *               put back around each call, was seen thousands of times in
+ *               five runs of pmp-inject).
+ *   uffd-stack  their stack pointer is in a region registered with
+ *               userfaultfd for missing pages, which no one ever fills:
+ *               any read of it blocks until the target answers, i.e.
+ *               forever.
+ *   no-vdso     the [vdso] is unmapped and 8 GiB of executable, readable,
+ *               never-touched anonymous memory is mapped at 4 GiB, before
+ *               every other mapping: a scan for a system call instruction
+ *               that reads it all takes seconds per thread.
+ *
+ * Usage: pmp-hostile MODE.  Prints "ready PID", or "skip REASON" and exits
+ * 77 when the mode cannot be set up here (no userfaultfd); then answers
+ * each line on stdin: "check" -> "corrupt=N checks=M" (shared-heap: N
+ * comparisons found the pattern changed), and sleeps at its end until
+ * killed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define REGION_LEN	(1024 * 1024)
+#define WATCHED		16384		/* shared-heap: bytes below each stack pointer */
+
+static unsigned char *expected;		/* shared-heap: what the buffer holds */
+static unsigned char *stacks;
+static atomic_ulong corrupt, checks;
+
+/* Never return: the stack is the region from here on. */
+static void *spin_on(void *sp)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("mov %0, %%rsp\n1: mov $24, %%eax\n syscall\n jmp 1b"
+			 : : "r"(sp) : "memory", "rax", "rcx", "r11");
+#elif defined(__aarch64__)
+	__asm__ volatile("mov sp, %0\n1: mov x8, #124\n svc #0\n b 1b" : : "r"(sp) : "memory", "x0", "x8");
+#endif
+	__builtin_unreachable();
+}
+
+static void *block_on(void *sp)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("mov %0, %%rsp\n"
+			 "1: mov $271, %%eax\n xor %%edi, %%edi\n xor %%esi, %%esi\n"
+			 " xor %%edx, %%edx\n xor %%r10d, %%r10d\n xor %%r8d, %%r8d\n syscall\n jmp 1b"
+			 : : "r"(sp) : "memory", "rax", "rdi", "rsi", "rdx", "r10", "r8", "rcx", "r11");
+#elif defined(__aarch64__)
+	__asm__ volatile("mov sp, %0\n"
+			 "1: mov x8, #73\n mov x0, xzr\n mov x1, xzr\n mov x2, xzr\n mov x3, xzr\n"
+			 " mov x4, xzr\n svc #0\n b 1b"
+			 : : "r"(sp) : "memory", "x0", "x1", "x2", "x3", "x4", "x8");
+#endif
+	__builtin_unreachable();
+}
+
+static unsigned char *stack_of(int i)
+{
+	return stacks + (size_t)(i + 1) * REGION_LEN / 3 / 16 * 16;
+}
+
+static void *checker(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		for (int i = 0; i < 2; i++) {
+			size_t at = (size_t)(stack_of(i) - WATCHED - stacks);
+
+			if (memcmp(stacks + at, expected + at, WATCHED) != 0)
+				atomic_fetch_add(&corrupt, 1);
+		}
+		atomic_fetch_add(&checks, 1);
+	}
+	return NULL;
+}
+
+/* A malloc'd buffer with a pattern, and a thread watching it. */
+static unsigned char *shared_heap(void)
+{
+	unsigned char *p = malloc(REGION_LEN);
+	pthread_t t;
+
+	expected = malloc(REGION_LEN);
+	if (!p || !expected)
+		return NULL;
+	for (size_t i = 0; i < REGION_LEN; i++)
+		p[i] = expected[i] = (unsigned char)(i * 131 + 7);
+	stacks = p;
+	if (pthread_create(&t, NULL, checker, NULL) != 0)
+		return NULL;
+	return p;
+}
+
+static int skip(const char *what)
+{
+	printf("skip %s: %s\n", what, strerror(errno));
+	return 77;
+}
+
+/* A region whose missing pages only a userfaultfd reader could fill. */
+static unsigned char *uffd_region(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+	unsigned char *p;
+
+	if (fd < 0)
+		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, UFFDIO_API, &api) < 0)
+		return NULL;
+	p = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	reg.range.start = (unsigned long)p;
+	reg.range.len = REGION_LEN;
+	if (ioctl(fd, UFFDIO_REGISTER, &reg) < 0)
+		return NULL;
+	return p;	/* fd stays open: the region stays registered */
+}
+
+static int unmap_vdso(void)
+{
+	char line[512];
+	unsigned long lo, hi;
+	FILE *f = fopen("/proc/self/maps", "re");
+	int r = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			r = munmap((void *)lo, hi - lo);
+	fclose(f);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	void *(*fns[2])(void *) = { spin_on, block_on };
+	char line[64];
+	pthread_t t;
+
+	if (argc != 2)
+		return 2;
+	if (strcmp(argv[1], "shared-heap") == 0) {
+		if (!shared_heap())
+			return 1;
+	} else if (strcmp(argv[1], "uffd-stack") == 0) {
+		stacks = uffd_region();
+		if (!stacks)
+			return skip("userfaultfd");
+	} else if (strcmp(argv[1], "no-vdso") == 0) {
+		stacks = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (stacks == MAP_FAILED)
+			return 1;
+		/* low, so that it comes before every other mapping in maps */
+		if (mmap((void *)(1UL << 32), 8UL << 30, PROT_EXEC | PROT_READ,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0) == MAP_FAILED)
+			return skip("an 8 GiB mapping");
+	} else {
+		return 2;
+	}
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t, NULL, fns[i], stack_of(i)) != 0)
+			return 1;
+	if (strcmp(argv[1], "no-vdso") == 0 && unmap_vdso() < 0)
+		return skip("unmapping the vDSO");
+	usleep(100000);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	while (fgets(line, sizeof(line), stdin)) {
+		if (strncmp(line, "check", 5) == 0)
+			printf("corrupt=%lu checks=%lu\n", atomic_load(&corrupt), atomic_load(&checks));
+		else
+			printf("error unknown command\n");
+		fflush(stdout);
+	}
+	for (;;)
+		pause();
+}
