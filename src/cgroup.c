@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "interrupt.h"
 #include "tidset.h"
 
 #define MAX_RESCANS 64
@@ -74,7 +75,8 @@ int cgroup_walk(const char *dir, bool all_threads, task_visit_fn visit, void *ar
 			ret = -1;
 			break;
 		}
-		if (fresh == 0)
+		/* interrupted, one pass has counted what was not reached */
+		if (fresh == 0 || interrupt_signal())
 			break;
 	}
 	tidset_release(&seen);

@@ -14,6 +14,7 @@
 
 #include "apply.h"
 #include "cgroup.h"
+#include "interrupt.h"
 #include "nodes.h"
 #include "options.h"
 #include "output.h"
@@ -93,12 +94,13 @@ int main(int argc, char **argv)
 	char policy_text[1200];
 	enum action action;
 	enum backend backend = BACKEND_SYSCALL;
-	bool all_threads;
+	bool all_threads, walked = false;
 	int status = EXIT_NONE_APPLIED;
 
 	output_init();
 	options_parse(argc, argv, &req);
 	action = action_of(&req);
+	interrupt_catch();
 
 	if (req.cgroup && !cgroup_is_dir(req.cgroup)) {
 		fprintf(stderr, "pidmempolicy: %s is not a cgroup v2 directory (no readable cgroup.procs)\n",
@@ -152,6 +154,10 @@ int main(int argc, char **argv)
 			 req.cgroup, strerror(errno));
 		report_failure(&run.report, what);
 	}
+	/* a signal caught from here on comes too late to stop anything */
+	walked = true;
+	if (interrupt_signal())
+		report_interrupted(&run.report, interrupt_signal(), interrupt_unreached());
 	status = report_finish(&run.report);
 	/* What a run changed stays changed whatever became of its lines: its
 	 * status still says so.  A run that changes nothing has only its
@@ -161,5 +167,7 @@ int main(int argc, char **argv)
 out:
 	policy_release(&policy);
 	options_release(&req);
+	if (!walked || run.report.signal)
+		interrupt_die();
 	return status;
 }
