@@ -73,7 +73,10 @@ static int choose_backend(const struct request *req, struct setter *setter, enum
 		*backend = BACKEND_SYSCALL;
 		return 0;
 	}
-	return req->backend == CHOOSE_AUTO ? 0 : -1;
+	if (req->backend == CHOOSE_AUTO)
+		return 0;
+	*backend = BACKEND_SYSCALL;	/* what a dry run foresees, for a real run's exit 2 */
+	return -1;
 }
 
 static enum action action_of(const struct request *req)

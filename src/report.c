@@ -168,7 +168,7 @@ static void report_migration(struct report *r, const struct migration *m, const 
 
 void report_task(struct report *r, struct task_handle *h, const struct outcome *o)
 {
-	char name[REPORT_NAME_SIZE], why[320];
+	char name[REPORT_NAME_SIZE], why[1024];
 
 	/* the name costs a read of /proc: only when a line says it */
 	name[0] = '\0';
@@ -202,6 +202,16 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 	case OUTCOME_FAILED:
 		r->failed++;
 		report_reason(h, o, why, sizeof(why));
+		/* a frozen cgroup holds the whole process: one line says it */
+		if (o->failure == FAIL_FROZEN && r->frozen_named == h->pid)
+			break;
+		if (o->failure == FAIL_FROZEN) {
+			struct task_handle process = *h;
+
+			process.per_thread = false;
+			report_task_name(&process, name, sizeof(name));
+			r->frozen_named = h->pid;
+		}
 		switch (r->action) {
 		case ACTION_SET:
 			fprintf(r->err, "pidmempolicy: failed to set %s: %s\n", name, why);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "apply.h"
 #include "targets.h"
@@ -30,6 +31,7 @@ struct report {
 	unsigned long applied, failed, gone;
 	unsigned long objects;		/* JSON objects written */
 	bool header_done;		/* --show table header */
+	pid_t frozen_named;		/* the process last named as in a frozen cgroup */
 	int signal;			/* the run was interrupted by it; 0 if not */
 	unsigned long unreached;	/* threads found, not reached for it */
 };
