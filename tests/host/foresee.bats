@@ -18,18 +18,12 @@ aarch64) NR_SET_MEMPOLICY=237 ;;
 esac
 
 setup() {
-	case $(uname -m) in
-	x86_64 | aarch64) ;;
-	*) skip "the ptrace backend is x86_64 and aarch64 only" ;;
-	esac
+	need_ptrace_arch
 	BG_PIDS=()
 }
 
 teardown() {
-	local p
-	for p in "${BG_PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-	done
+	[ "${#BG_PIDS[@]}" -eq 0 ] || kill -KILL "${BG_PIDS[@]}" 2>/dev/null || true
 	[ -z "${YAMA_WAS:-}" ] || echo "$YAMA_WAS" >"$YAMA"
 	if [ -n "${FROZEN_CG:-}" ]; then
 		thaw "$FROZEN_CG"

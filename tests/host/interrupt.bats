@@ -14,10 +14,7 @@ load helpers
 PMP_THREADS=$PMP_HELPER_DIR/pmp-threads
 
 setup() {
-	case $(uname -m) in
-	x86_64 | aarch64) ;;
-	*) skip "the ptrace backend is x86_64 and aarch64 only" ;;
-	esac
+	need_ptrace_arch
 	env --default-signal=INT true 2>/dev/null || skip "env has no --default-signal"
 }
 
