@@ -14,11 +14,13 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "cgroup.h"
 #include "compat.h"
 #include "nodes.h"
 #include "privs.h"
 #include "ptrace.h"
 #include "procfs.h"
+#include "text.h"
 
 /* The one rule for how a failure counts: a thread found by -a that has
  * exited meanwhile is gone, not failed. */
@@ -85,9 +87,10 @@ static bool caller_lacks_sys_nice(struct applier *a)
 	return a->have_sys_nice == 0;
 }
 
-/* --dry-run: foresee the refusals that can be foreseen without the call
- * (kernel thread, missing CAP_SYS_NICE, nodes outside the target's cpuset);
- * the ptrace access check can only be known by the kernel. */
+/* --dry-run, syscall backend: foresee the refusals that can be foreseen
+ * without the call (kernel thread, missing CAP_SYS_NICE, nodes outside the
+ * target's cpuset); its ptrace access check can only be known by the
+ * kernel. */
 static void foresee_refusal(struct applier *a, struct task_handle *h,
 			    struct outcome *o)
 {
@@ -97,8 +100,6 @@ static void foresee_refusal(struct applier *a, struct task_handle *h,
 		fail(o, h, FAIL_KERNEL_THREAD, 0);
 	else if (st->state == 'Z')
 		fail(o, h, exited(h), ESRCH);
-	else if (a->backend == BACKEND_PTRACE && h->pid == getpid())
-		fail(o, h, FAIL_SELF, 0);
 	else if (caller_lacks_sys_nice(a))
 		fail(o, h, FAIL_NEEDS_CAP, 0);
 	else if (cpuset_refuses(a, h, o))
@@ -220,15 +221,31 @@ static void migrate_only(struct applier *a, struct task_handle *h, struct outcom
 		fail(o, h, err == ESRCH ? FAIL_EXITED : FAIL_ERRNO, err);
 }
 
-/* The ptrace backend: the thread calls set_mempolicy(2) itself. */
-static void set_by_ptrace(struct applier *a, struct task_handle *h, struct outcome *o)
+static struct ptrace_request ptrace_request_of(const struct applier *a)
 {
-	struct ptrace_request req = {
+	return (struct ptrace_request){
 		.mode = a->policy->mode | (int)a->policy->flags,
 		.mask = policy_mask_words(a->policy),
 		.maxnode = policy_maxnode(a->policy),
 		.allow_seccomp = a->allow_seccomp,
 	};
+}
+
+/* The ptrace backend's own refusal as an outcome. */
+static void ptrace_failed(struct applier *a, struct task_handle *h, const struct ptrace_result *res,
+			  struct outcome *o)
+{
+	o->detail.tracer = res->tracer;
+	o->detail.yama_scope = res->yama_scope;
+	snprintf(a->injection, sizeof(a->injection), "%s", res->detail);
+	o->detail.text = a->injection;
+	fail(o, h, res->failure, res->err);
+}
+
+/* The ptrace backend: the thread calls set_mempolicy(2) itself. */
+static void set_by_ptrace(struct applier *a, struct task_handle *h, struct outcome *o)
+{
+	struct ptrace_request req = ptrace_request_of(a);
 	struct ptrace_result res;
 
 	if (a->session && ptrace_session_pid(a->session) != h->pid)
@@ -244,11 +261,45 @@ static void set_by_ptrace(struct applier *a, struct task_handle *h, struct outco
 			o->kind = OUTCOME_APPLIED;
 		return;
 	}
-	o->detail.tracer = res.tracer;
-	o->detail.yama_scope = res.yama_scope;
-	snprintf(a->injection, sizeof(a->injection), "%s", res.detail);
-	o->detail.text = a->injection;
-	fail(o, h, res.failure, res.err);
+	ptrace_failed(a, h, &res, o);
+}
+
+/* --dry-run, ptrace backend: what the engine would refuse, then what the
+ * thread's own set_mempolicy(2) would (no capability is needed to set
+ * one's own policy: only nodes outside its cpuset). */
+static void foresee_by_ptrace(struct applier *a, struct task_handle *h, struct outcome *o)
+{
+	struct ptrace_request req = ptrace_request_of(a);
+	struct ptrace_result res;
+
+	ptrace_foresee(h, &req, &res);
+	if (res.failure != FAIL_NONE)
+		ptrace_failed(a, h, &res, o);
+	else if (cpuset_refuses(a, h, o))
+		fail(o, h, FAIL_NODES_NOT_ALLOWED, 0);
+	else
+		o->kind = OUTCOME_WOULD_APPLY;
+}
+
+/* Whether h's process is in a frozen cgroup, whose threads would never
+ * stop for ptrace (each would cost the engine its stop timeout).  Asked
+ * once per process. */
+static bool frozen_refuses(struct applier *a, struct task_handle *h, struct outcome *o)
+{
+	if (a->frozen_of != h->pid) {
+		char dir[4096];
+
+		a->frozen_of = h->pid;
+		a->frozen_cgroup[0] = '\0';
+		if (cgroup_frozen(h->pid, dir, sizeof(dir), &a->frozen_v1) == 1)
+			text_escape(dir, sizeof(dir), a->frozen_cgroup, sizeof(a->frozen_cgroup));
+	}
+	if (!a->frozen_cgroup[0])
+		return false;
+	o->detail.cgroup = a->frozen_cgroup;
+	o->detail.cgroup_v1 = a->frozen_v1;
+	fail(o, h, FAIL_FROZEN, 0);
+	return true;
 }
 
 /* The syscall backend: pidfd_set_mempolicy(2) on the handle's pidfd. */
@@ -270,11 +321,19 @@ void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
 		read_state(a, h, o);
 		return;
 	}
-	/* nor does ptrace */
-	if (a->action == ACTION_SET && a->backend == BACKEND_PTRACE &&
+	/* nor does ptrace; a dry run foresees it by the same rules */
+	if ((a->action == ACTION_SET || a->action == ACTION_DRY_RUN) && a->backend == BACKEND_PTRACE &&
 	    (h->problem == FAIL_NONE || h->problem == FAIL_NO_THREAD_PIDFD)) {
 		if (h->pid == getpid()) {	/* PTRACE_SEIZE of oneself: EPERM */
 			fail(o, h, FAIL_SELF, 0);
+			return;
+		}
+		if (frozen_refuses(a, h, o))
+			return;
+		if (a->action == ACTION_DRY_RUN) {
+			foresee_by_ptrace(a, h, o);
+			if (o->kind == OUTCOME_FAILED && o->failure == FAIL_EXITED)
+				o->failure = exited(h);
 			return;
 		}
 		set_by_ptrace(a, h, o);

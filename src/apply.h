@@ -74,6 +74,9 @@ struct applier {
 	char allowed[128];		/* the target's Mems_allowed_list */
 	char refused[128];		/* asked-for nodes outside it */
 	char injection[96];		/* where an injection failed */
+	pid_t frozen_of;		/* BACKEND_PTRACE: the process frozen_cgroup was asked of */
+	bool frozen_v1;
+	char frozen_cgroup[1024];	/* its frozen cgroup, escaped, or "" */
 };
 
 void apply_task(struct applier *a, struct task_handle *h, struct outcome *o);

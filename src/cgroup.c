@@ -7,9 +7,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "interrupt.h"
+#include "procfs.h"
 #include "tidset.h"
 
 #define MAX_RESCANS 64
@@ -74,9 +77,113 @@ int cgroup_walk(const char *dir, bool all_threads, const struct task_visitor *v)
 			ret = -1;
 			break;
 		}
-		if (fresh == 0)
+		/* interrupted, one pass has counted what was not reached */
+		if (fresh == 0 || interrupt_signal())
 			break;
 	}
 	tidset_release(&seen);
 	return ret;
+}
+
+/* ---- frozen cgroups ------------------------------------------------------ */
+
+#define CGROUP_ROOT "/sys/fs/cgroup"
+#define CGROUP2_HYBRID "/sys/fs/cgroup/unified"	/* cgroup v2 beside v1 controllers */
+#define FREEZER_ROOT "/sys/fs/cgroup/freezer"
+
+/* The cgroup paths of a process, from /proc/PID/cgroup. */
+struct memberships {
+	char v2[4096];		/* "0::/path" */
+	char freezer[4096];	/* "N:...freezer...:/path" */
+};
+
+static int membership_line(const char *line, size_t len, void *arg)
+{
+	struct memberships *m = arg;
+	const char *c1 = memchr(line, ':', len), *c2;
+	char *to = NULL;
+	size_t n;
+
+	if (!c1 || !(c2 = memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line))))
+		return 0;
+	if (c1 - line == 1 && line[0] == '0' && c2 == c1 + 1)
+		to = m->v2;
+	else if (memmem(c1 + 1, (size_t)(c2 - c1 - 1), "freezer", 7))
+		to = m->freezer;
+	n = len - (size_t)(c2 + 1 - line);
+	if (to && n < sizeof(m->v2)) {
+		memcpy(to, c2 + 1, n);
+		to[n] = '\0';
+	}
+	return 0;
+}
+
+/* Whether the first line of file path starts with word. */
+static bool file_says(const char *path, const char *word)
+{
+	char buf[256];
+
+	return procfs_read_file(path, buf, sizeof(buf)) > 0 && strncmp(buf, word, strlen(word)) == 0;
+}
+
+static bool events_frozen(const char *dir)
+{
+	char path[4200], buf[1024];
+
+	snprintf(path, sizeof(path), "%s/cgroup.events", dir);
+	if (procfs_read_file(path, buf, sizeof(buf)) < 0)
+		return false;
+	return strncmp(buf, "frozen 1", 8) == 0 || strstr(buf, "\nfrozen 1") != NULL;
+}
+
+static bool freeze_asked(const char *dir)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/cgroup.freeze", dir);
+	return file_says(path, "1");
+}
+
+int cgroup_frozen(pid_t pid, char *dir, size_t len, bool *v1)
+{
+	struct memberships m = { "", "" };
+	char path[4200];
+	int n;
+
+	*v1 = false;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	if (procfs_each_line(path, membership_line, &m) < 0)
+		return 0;
+	if (m.v2[0] == '/' && m.v2[1]) {
+		const char *root = access(CGROUP_ROOT "/cgroup.controllers", F_OK) == 0 ?
+				   CGROUP_ROOT : CGROUP2_HYBRID;
+		size_t rootlen = strlen(root);
+
+		n = snprintf(dir, len, "%s%s", root, m.v2);
+		if (n < 0 || (size_t)n >= len || !(events_frozen(dir) || freeze_asked(dir)))
+			goto v1;
+		/* name the cgroup whose cgroup.freeze holds it: thawing that
+		 * one thaws this one */
+		for (char *end = dir + n; end > dir + rootlen; ) {
+			if (freeze_asked(dir))
+				return 1;
+			end = strrchr(dir, '/');
+			*end = '\0';
+		}
+		/* frozen, and no ancestor asked for it?  Name its own cgroup */
+		snprintf(dir, len, "%s%s", root, m.v2);
+		return 1;
+	}
+v1:
+	if (m.freezer[0] == '/') {
+		n = snprintf(dir, len, "%s%s", FREEZER_ROOT, strcmp(m.freezer, "/") ? m.freezer : "");
+		if (n > 0 && (size_t)n < len) {
+			snprintf(path, sizeof(path), "%s/freezer.state", dir);
+			if (file_says(path, "FROZEN") || file_says(path, "FREEZING")) {
+				*v1 = true;
+				return 1;
+			}
+		}
+	}
+	return 0;
 }

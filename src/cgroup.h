@@ -5,6 +5,8 @@
 #define PMP_CGROUP_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 #include "targets.h"
 
@@ -15,5 +17,13 @@ bool cgroup_is_dir(const char *dir);
  * all_threads each of their threads, re-reading the list until a pass
  * finds no new process.  Returns 0, or -1 with errno. */
 int cgroup_walk(const char *dir, bool all_threads, const struct task_visitor *v);
+
+/* Whether process pid sits in a frozen cgroup, whose threads would never
+ * reach a ptrace stop: cgroup v2 (its cgroup.events says "frozen 1", or
+ * its cgroup.freeze asks for it), else the cgroup v1 freezer (freezer.state
+ * FROZEN or FREEZING).  1 with the directory that holds the freeze (for
+ * v2 the nearest ancestor whose cgroup.freeze is 1) in dir and *v1 set,
+ * 0 if not frozen or it cannot tell. */
+int cgroup_frozen(pid_t pid, char *dir, size_t len, bool *v1);
 
 #endif

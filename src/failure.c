@@ -65,6 +65,8 @@ static const struct failure_row rows[] = {
 	[FAIL_ARCH_UNSUPPORTED] = { "arch-unsupported", false,
 		"the ptrace backend is not supported on this architecture", NULL },
 	[FAIL_INJECTION] = { "injection-failed", false, "ptrace injection failed: {text}{errsuffix}", NULL },
+	[FAIL_FROZEN] = { "frozen", false,
+		"pid {pid} is in the frozen cgroup {cgroup}; thaw it first ({thaw})", "thaw it first ({thaw})" },
 	[FAIL_ERRNO] = { "errno", false, "{strerror} ({errname})", NULL },
 };
 
@@ -158,6 +160,13 @@ static void fill(struct out *o, const char *name, size_t n, const struct failure
 		puts_(o, d->refused);
 	else if (IS("text"))
 		puts_(o, d->text);
+	else if (IS("cgroup"))
+		puts_(o, d->cgroup);
+	else if (IS("thaw")) {
+		puts_(o, d->cgroup_v1 ? "echo THAWED > " : "echo 0 > ");
+		puts_(o, d->cgroup);
+		puts_(o, d->cgroup_v1 ? "/freezer.state" : "/cgroup.freeze");
+	}
 	else if (IS("strerror"))
 		puts_(o, strerror(d->err));
 	else if (IS("errname"))

@@ -42,6 +42,7 @@ enum failure {
 	FAIL_COMPAT_TASK,	/* a 32-bit task */
 	FAIL_ARCH_UNSUPPORTED,	/* the backend does not exist on this architecture */
 	FAIL_INJECTION,		/* the injection itself failed: detail says where */
+	FAIL_FROZEN,		/* its cgroup is frozen: it would never stop */
 	/* anything else: the errno says it */
 	FAIL_ERRNO,
 };
@@ -63,6 +64,8 @@ struct failure_detail {
 	const char *allowed;	/* FAIL_NODES_NOT_ALLOWED: the target's Mems_allowed_list */
 	const char *refused;	/* FAIL_NODES_NOT_ALLOWED: asked-for nodes outside it */
 	const char *text;	/* FAIL_INJECTION: where it failed */
+	const char *cgroup;	/* FAIL_FROZEN: the frozen cgroup's directory */
+	bool cgroup_v1;		/* FAIL_FROZEN: a cgroup v1 freezer, not cgroup.freeze */
 };
 
 /* The symbolic name of errno err ("EPERM"); "unknown errno" where the C

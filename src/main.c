@@ -14,6 +14,7 @@
 
 #include "apply.h"
 #include "cgroup.h"
+#include "interrupt.h"
 #include "nodes.h"
 #include "options.h"
 #include "output.h"
@@ -79,7 +80,10 @@ static int choose_backend(const struct request *req, struct setter *setter, enum
 		*backend = BACKEND_SYSCALL;
 		return 0;
 	}
-	return req->backend == CHOOSE_AUTO ? 0 : -1;
+	if (req->backend == CHOOSE_AUTO)
+		return 0;
+	*backend = BACKEND_SYSCALL;	/* what a dry run foresees, for a real run's exit 2 */
+	return -1;
 }
 
 static enum action action_of(const struct request *req)
@@ -101,12 +105,13 @@ int main(int argc, char **argv)
 	char policy_text[1200];
 	enum action action;
 	enum backend backend = BACKEND_SYSCALL;
-	bool all_threads;
+	bool all_threads, walked = false;
 	int status = EXIT_NONE_APPLIED;
 
 	output_init();
 	options_parse(argc, argv, &req);
 	action = action_of(&req);
+	interrupt_catch();
 
 	if (req.cgroup && !cgroup_is_dir(req.cgroup)) {
 		fprintf(stderr, "pidmempolicy: %s is not a cgroup v2 directory (no readable cgroup.procs)\n",
@@ -160,6 +165,10 @@ int main(int argc, char **argv)
 			 req.cgroup, strerror(errno));
 		report_failure(&run.report, what);
 	}
+	/* a signal caught from here on comes too late to stop anything */
+	walked = true;
+	if (interrupt_signal())
+		report_interrupted(&run.report, interrupt_signal(), interrupt_unreached());
 	status = report_finish(&run.report);
 	/* What a run changed stays changed whatever became of its lines: its
 	 * status still says so.  A run that changes nothing has only its
@@ -169,5 +178,7 @@ int main(int argc, char **argv)
 out:
 	policy_release(&policy);
 	options_release(&req);
+	if (!walked || run.report.signal)
+		interrupt_die();
 	return status;
 }

@@ -399,7 +399,8 @@ static const char doc[] =
 	"netdev:DEV, file:PATH, block:DEV, pci:BUS:DEV resolvers. Only allocations made after "
 	"the change follow the new policy; see migratepages(8) for pages already placed.\n\n"
 	"Exit status: 0 all set, 1 none set or usage error, 2 the kernel does not provide "
-	"pidfd_set_mempolicy(2), 64 some set and some failed.";
+	"pidfd_set_mempolicy(2), 64 some set and some failed; 130, 143, 129 interrupted by SIGINT, "
+	"SIGTERM, SIGHUP (at a thread boundary, after a line saying how far it got).";
 
 static const struct argp argp = {
 	option_table, parse_option, "POLICY -p PID[,PID...]\n--show -p PID[,PID...]", doc, NULL, NULL, NULL,

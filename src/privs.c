@@ -7,7 +7,7 @@
 
 #include "privs.h"
 
-int privs_have_sys_nice(void)
+static int have(cap_value_t cap)
 {
 	cap_flag_value_t value = CAP_CLEAR;
 	cap_t caps = cap_get_proc();
@@ -15,7 +15,17 @@ int privs_have_sys_nice(void)
 
 	if (!caps)
 		return -1;
-	ret = cap_get_flag(caps, CAP_SYS_NICE, CAP_EFFECTIVE, &value) == 0 ? (value == CAP_SET) : -1;
+	ret = cap_get_flag(caps, cap, CAP_EFFECTIVE, &value) == 0 ? (value == CAP_SET) : -1;
 	cap_free(caps);
 	return ret;
+}
+
+int privs_have_sys_nice(void)
+{
+	return have(CAP_SYS_NICE);
+}
+
+int privs_have_sys_ptrace(void)
+{
+	return have(CAP_SYS_PTRACE);
 }

@@ -437,6 +437,18 @@ static long status_number(const char *buf, size_t len, const char *key, long abs
 	return end == val ? absent : v;
 }
 
+/* The first three numbers of "Uid:" or "Gid:" (real, effective, saved);
+ * -1 each where absent. */
+static void status_ids(const char *buf, size_t len, const char *key, long ids[3])
+{
+	char val[96];
+
+	ids[0] = ids[1] = ids[2] = -1;
+	if (procfs_status_value(buf, len, key, val, sizeof(val)) == 0 &&
+	    sscanf(val, "%ld %ld %ld", &ids[0], &ids[1], &ids[2]) != 3)
+		ids[0] = ids[1] = ids[2] = -1;
+}
+
 int procfs_task_status(pid_t pid, pid_t tid, struct proc_status *st)
 {
 	char path[64], buf[4096];
@@ -455,5 +467,8 @@ int procfs_task_status(pid_t pid, pid_t tid, struct proc_status *st)
 	if (procfs_status_value(buf, (size_t)len, "Mems_allowed_list", st->mems_allowed,
 				sizeof(st->mems_allowed)) < 0)
 		st->mems_allowed[0] = '\0';
+	st->ppid = (pid_t)status_number(buf, (size_t)len, "PPid", 0);
+	status_ids(buf, (size_t)len, "Uid", st->uid);
+	status_ids(buf, (size_t)len, "Gid", st->gid);
 	return 0;
 }

@@ -75,12 +75,15 @@ int procfs_task_stat(pid_t pid, pid_t tid, struct proc_stat *st);
 bool procfs_hides_pids(void);
 
 /* The fields of /proc/.../status the tool uses.  A field /proc did not
- * print keeps the value given here (0, -1 for seccomp, "" for text). */
+ * print keeps the value given here (0, -1 for seccomp and the ids, "" for
+ * text). */
 struct proc_status {
 	pid_t tgid;		/* Tgid: the process the task belongs to */
 	pid_t tracer;		/* TracerPid */
 	int seccomp;		/* Seccomp: 0 none, 1 strict, 2 filter; -1 unknown */
 	char mems_allowed[128];	/* Mems_allowed_list */
+	pid_t ppid;		/* PPid */
+	long uid[3], gid[3];	/* Uid:, Gid: real, effective, saved; -1 unknown */
 };
 
 /* The status of task tid of process pid (/proc/PID/task/TID/status), or

@@ -48,4 +48,10 @@ void ptrace_set_thread_policy(struct ptrace_session *s, const struct task_handle
 	snprintf(res->detail, sizeof(res->detail), "the ptrace backend supports x86_64 and aarch64 only");
 }
 
+void ptrace_foresee(const struct task_handle *h, const struct ptrace_request *req,
+		    struct ptrace_result *res)
+{
+	ptrace_set_thread_policy(h, req, res);
+}
+
 #endif /* !PMP_PTRACE_SUPPORTED */

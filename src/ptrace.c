@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -28,6 +29,7 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -35,6 +37,7 @@
 #include <unistd.h>
 
 #include "compat.h"
+#include "privs.h"
 #include "procfs.h"
 #include "ptrace-arch.h"
 #include "ptrace-mem.h"
@@ -690,22 +693,21 @@ static void seize_work_release(struct tracee *t, int (*work)(struct tracee *t))
 		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* One thread, checked, then given work: set_policy or unmap_page. */
-static void on_thread(struct ptrace_session *s, const struct task_handle *h,
-		      const struct ptrace_request *req, struct ptrace_result *res,
-		      int (*work)(struct tracee *t))
+/* The tracee for h, with the checks made before attaching passed; NULL
+ * (*res saying why) when one refuses.  s is NULL for a dry run. */
+static struct tracee *tracee_checked(struct ptrace_session *s, const struct task_handle *h,
+				     const struct ptrace_request *req, struct ptrace_result *res)
 {
 	struct tracee *t;
 
 	memset(res, 0, sizeof(*res));
 	res->yama_scope = -1;
 	t = calloc(1, sizeof(*t));
-	if (!t || !s) {
+	if (!t) {
 		res->failure = FAIL_INJECTION;
 		res->err = ENOMEM;
 		snprintf(res->detail, sizeof(res->detail), "out of memory");
-		free(t);
-		return;
+		return NULL;
 	}
 	t->s = s;
 	t->h = h;
@@ -713,14 +715,115 @@ static void on_thread(struct ptrace_session *s, const struct task_handle *h,
 	t->tid = h->tid;
 	t->req = req;
 	t->res = res;
-	if (mask_bytes(req) > SCRATCH_MAX || (req->maxnode > 1 && !req->mask)) {
+	if (mask_bytes(req) > SCRATCH_MAX || (req->maxnode > 1 && !req->mask))
 		tracee_verdict(t, FAIL_INJECTION, EINVAL, "node mask too large");
-		goto out;
+	else if (preflight(t) == 0)
+		return t;
+	free(t);
+	return NULL;
+}
+
+/* One thread, checked, then given work: set_policy or unmap_page. */
+static void on_thread(struct ptrace_session *s, const struct task_handle *h,
+		      const struct ptrace_request *req, struct ptrace_result *res,
+		      int (*work)(struct tracee *t))
+{
+	struct tracee *t;
+
+	if (!s) {	/* its session could not be made */
+		memset(res, 0, sizeof(*res));
+		res->yama_scope = -1;
+		res->failure = FAIL_INJECTION;
+		res->err = ENOMEM;
+		snprintf(res->detail, sizeof(res->detail), "out of memory");
+		return;
 	}
-	if (preflight(t) < 0)
-		goto out;
+	t = tracee_checked(s, h, req, res);
+	if (!t)
+		return;
 	seize_work_release(t, work);
-out:
+	free(t);
+}
+
+/* ---- foreseeing what PTRACE_SEIZE would say -------------------------------- */
+
+/* Whether process pid descends from the caller (Yama's ptrace_scope 1). */
+static bool descends_from_caller(pid_t pid)
+{
+	pid_t self = getpid();
+
+	for (int depth = 0; pid > 1 && depth < 4096; depth++) {
+		struct proc_status st;
+
+		if (pid == self)
+			return true;
+		if (procfs_task_status(0, pid, &st) < 0)
+			return false;
+		pid = st.ppid;
+	}
+	return false;
+}
+
+/* The kernel's ptrace_may_access(PTRACE_MODE_ATTACH_REALCREDS) without
+ * CAP_SYS_PTRACE: the caller's real uid is the target's real, effective
+ * and saved uid, its real gid likewise, and the target is dumpable (/proc
+ * gives a task that is not dumpable to root). */
+static bool may_attach_as_owner(const struct tracee *t, const struct proc_status *st)
+{
+	char path[64];
+	struct stat sb;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	for (int i = 0; i < 3; i++)
+		if (st->uid[i] != (long)uid || st->gid[i] != (long)gid)
+			return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)t->pid, (int)t->tid);
+	return stat(path, &sb) == 0 && sb.st_uid == uid;
+}
+
+/* The executable's ELF header names a 32-bit machine (not x32, whose
+ * tasks have the 64-bit register set). */
+static bool runs_32bit_executable(const struct tracee *t)
+{
+	unsigned char ehdr[EI_NIDENT + 4];
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, ehdr, sizeof(ehdr));
+	close(fd);
+	if (n != (ssize_t)sizeof(ehdr) || memcmp(ehdr, ELFMAG, SELFMAG) != 0 ||
+	    ehdr[EI_CLASS] != ELFCLASS32)
+		return false;
+	return (ehdr[EI_DATA] == ELFDATA2LSB ? ehdr[EI_NIDENT + 2] | ehdr[EI_NIDENT + 3] << 8 :
+		ehdr[EI_NIDENT + 2] << 8 | ehdr[EI_NIDENT + 3]) != EM_X86_64;
+}
+
+void ptrace_foresee(const struct task_handle *h, const struct ptrace_request *req,
+		    struct ptrace_result *res)
+{
+	struct tracee *t = tracee_checked(NULL, h, req, res);
+	struct proc_status st;
+	int scope, cap;
+
+	if (!t)
+		return;
+	scope = read_yama_scope();
+	cap = privs_have_sys_ptrace() == 1;
+	if (procfs_task_status(t->pid, t->tid, &st) < 0) {
+		(void)tracee_verdict(t, FAIL_EXITED, ESRCH, NULL);
+	} else if (scope == 3 || (scope == 2 && !cap) || (!cap && !may_attach_as_owner(t, &st)) ||
+		   (scope == 1 && !cap && !descends_from_caller(t->pid))) {
+		res->yama_scope = scope;
+		(void)tracee_verdict(t, FAIL_TRACE_DENIED, EPERM, NULL);
+	} else if (runs_32bit_executable(t)) {
+		(void)tracee_verdict(t, FAIL_COMPAT_TASK, 0, "32-bit executable");
+	}
 	free(t);
 }
 

@@ -164,4 +164,14 @@ void ptrace_set_thread_policy(struct ptrace_session *s, const struct task_handle
  * exited needs nothing. */
 void ptrace_session_end(struct ptrace_session *s);
 
+/* What ptrace_set_thread_policy would say of the thread h names, without
+ * touching it, for a dry run: the same checks it makes before attaching
+ * (one place for each), then what only PTRACE_SEIZE would tell a real run,
+ * foreseen from /proc: Yama's ptrace_scope, the kernel's ptrace access
+ * check (the caller's real uid and gid against the target's, the target
+ * dumpable, or CAP_SYS_PTRACE), and a 32-bit executable.  res->failure is
+ * FAIL_NONE when nothing foreseen stands in the way. */
+void ptrace_foresee(const struct task_handle *h, const struct ptrace_request *req,
+		    struct ptrace_result *res);
+
 #endif

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <numa.h>
+#include <signal.h>
 #include <string.h>
 
 #include "json.h"
@@ -167,7 +168,7 @@ static void report_migration(struct report *r, const struct migration *m, const 
 
 void report_task(struct report *r, struct task_handle *h, const struct outcome *o)
 {
-	char name[REPORT_NAME_SIZE], why[320];
+	char name[REPORT_NAME_SIZE], why[1024];
 
 	/* the name costs a read of /proc: only when a line says it */
 	name[0] = '\0';
@@ -201,6 +202,16 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 	case OUTCOME_FAILED:
 		r->failed++;
 		report_reason(h, o, why, sizeof(why));
+		/* a frozen cgroup holds the whole process: one line says it */
+		if (o->failure == FAIL_FROZEN && r->frozen_named == h->pid)
+			break;
+		if (o->failure == FAIL_FROZEN) {
+			struct task_handle process = *h;
+
+			process.per_thread = false;
+			report_task_name(&process, name, sizeof(name));
+			r->frozen_named = h->pid;
+		}
 		switch (r->action) {
 		case ACTION_SET:
 			fprintf(r->err, "pidmempolicy: failed to set %s: %s\n", name, why);
@@ -229,27 +240,63 @@ void report_failure(struct report *r, const char *what)
 	fprintf(r->err, "pidmempolicy: %s\n", what);
 }
 
+void report_interrupted(struct report *r, int sig, unsigned long unreached)
+{
+	r->signal = sig;
+	r->unreached = unreached;
+}
+
+/* "pidmempolicy: interrupted: N of M threads set, K left unchanged": M
+ * counts every thread found, K those found and not reached (the failed
+ * and the exited had their own lines). */
+static void report_interruption(const struct report *r)
+{
+	static const char *const done[] = {
+		[ACTION_SET] = "set", [ACTION_DRY_RUN] = "would be set", [ACTION_SHOW] = "shown",
+		[ACTION_MIGRATE] = "moved",
+	};
+	static const char *const left[] = {
+		[ACTION_SET] = "left unchanged", [ACTION_DRY_RUN] = "not looked at",
+		[ACTION_SHOW] = "not read", [ACTION_MIGRATE] = "left unchanged",
+	};
+	unsigned long found = r->applied + r->failed + r->gone + r->unreached;
+
+	fprintf(r->err, "pidmempolicy: interrupted: %lu of %lu %s %s, %lu %s\n", r->applied, found,
+		r->action == ACTION_MIGRATE ? "processes" : "threads", done[r->action],
+		r->unreached, left[r->action]);
+}
+
 int report_finish(struct report *r)
 {
 	int status;
 
-	if (r->failed == 0 && r->applied > 0)
+	if (r->signal)
+		status = 128 + r->signal;	/* what the shell sees of a death by it */
+	else if (r->failed == 0 && r->applied > 0)
 		status = EXIT_ALL_APPLIED;
 	else if (r->applied > 0)
 		status = EXIT_PARTIAL;
 	else
 		status = EXIT_NONE_APPLIED;
 
-	if (r->json)
-		fprintf(r->out, "],\"totals\":{\"%s\":%lu,\"failed\":%lu,\"exited\":%lu},\"exit_status\":%d}\n",
+	if (r->json) {
+		fprintf(r->out, "],\"totals\":{\"%s\":%lu,\"failed\":%lu,\"exited\":%lu",
 			r->action == ACTION_SHOW ? "shown" : r->action == ACTION_DRY_RUN ? "would_set" :
 			r->action == ACTION_MIGRATE ? "migrated" : "set",
-			r->applied, r->failed, r->gone, status);
-	else if (r->verbose && r->action == ACTION_DRY_RUN)
+			r->applied, r->failed, r->gone);
+		if (r->signal)
+			fprintf(r->out, ",\"not_reached\":%lu},\"interrupted\":true,\"signal\":\"SIG%s\"",
+				r->unreached, sigabbrev_np(r->signal));
+		else
+			fputc('}', r->out);
+		fprintf(r->out, ",\"exit_status\":%d}\n", status);
+	} else if (r->verbose && r->action == ACTION_DRY_RUN)
 		fprintf(r->out, "%lu would be set, %lu would fail, %lu exited\n", r->applied, r->failed, r->gone);
 	else if (r->verbose)
 		fprintf(r->out, "%lu %s, %lu failed, %lu exited\n", r->applied,
 			r->action == ACTION_SHOW ? "shown" : r->action == ACTION_MIGRATE ? "migrated" : "set",
 			r->failed, r->gone);
+	if (r->signal)
+		report_interruption(r);
 	return status;
 }

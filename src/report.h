@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "apply.h"
 #include "targets.h"
@@ -30,6 +31,9 @@ struct report {
 	unsigned long applied, failed, gone;
 	unsigned long objects;		/* JSON objects written */
 	bool header_done;		/* --show table header */
+	pid_t frozen_named;		/* the process last named as in a frozen cgroup */
+	int signal;			/* the run was interrupted by it; 0 if not */
+	unsigned long unreached;	/* threads found, not reached for it */
 };
 
 void report_init(struct report *r, FILE *out, FILE *err, enum action action, bool verbose,
@@ -51,7 +55,13 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
  * stderr, counted as a failure. */
 void report_failure(struct report *r, const char *what);
 
-/* Close the output (summary line, JSON totals); return the exit status. */
+/* The run was ended by signal sig before it reached `unreached` of the
+ * threads it had found: report_finish says so. */
+void report_interrupted(struct report *r, int sig, unsigned long unreached);
+
+/* Close the output (summary line, JSON totals, the interruption); return
+ * the exit status (for an interrupted run, 128 + the signal, which the
+ * caller dies of). */
 int report_finish(struct report *r);
 
 #endif

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "compat.h"
+#include "interrupt.h"
 #include "sys.h"
 #include "targets.h"
 #include "tasklist.h"
@@ -317,6 +318,10 @@ static int visit_entries(struct walk *w, const char *buf, size_t len, struct pas
 		p->last.gone = false;
 		if (!added)
 			continue;
+		if (interrupt_signal()) {	/* found, not reached: counted, not visited */
+			interrupt_left(1);
+			continue;
+		}
 		p->fresh++;
 		if (tid == w->process.pid) {
 			h = w->process;	/* the leader: the process pidfd itself */
@@ -396,12 +401,15 @@ static int walk_threads(struct walk *w)
 		if (clean < 0) {
 			if (errno == ENOMEM)
 				return -1;
-			visit_listing_failure(w, errno);
+			if (!interrupt_signal())
+				visit_listing_failure(w, errno);
 			return 0;
 		}
 		/* done when a whole listing, or a pass over the end of the list
 		 * that holds (see above), finds no new thread */
 		if (p.fresh == 0 && (from == 0 || (clean && p.anchored)))
+			return 0;
+		if (interrupt_signal())
 			return 0;
 		if (sys_pidfd_exited(w->process.pidfd) != 0)
 			return 0;
@@ -426,7 +434,11 @@ int targets_walk(const struct pid_spec *spec, bool all_threads, const struct tas
 
 	closer_init(&w.closer);
 	open_process(spec, &w.process);
-	if (w.process.problem != FAIL_NONE || !all_threads)
+	if (interrupt_signal() && (w.process.problem != FAIL_NONE || !all_threads)) {
+		/* interrupted: what is not reached is counted, not visited */
+		if (w.process.problem == FAIL_NONE)
+			interrupt_left(1);
+	} else if (w.process.problem != FAIL_NONE || !all_threads)
 		v->task(&w.process, v->arg);
 	else
 		ret = walk_threads(&w);

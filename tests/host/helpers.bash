@@ -42,6 +42,14 @@ bad_input() {
 	[ "$stderr" = "pidmempolicy: $msg" ]
 }
 
+# The ptrace backend exists on x86_64 and aarch64 only.
+need_ptrace_arch() {
+	case $(uname -m) in
+	x86_64 | aarch64) ;;
+	*) skip "the ptrace backend is x86_64 and aarch64 only" ;;
+	esac
+}
+
 # A multi-threaded process to look at: python with N sleeping threads.
 start_threaded() {
 	local n=$1

@@ -52,13 +52,6 @@ teardown() {
 	stop_threaded
 }
 
-need_ptrace_arch() {
-	case $(uname -m) in
-	x86_64 | aarch64) ;;
-	*) skip "the ptrace backend is x86_64 and aarch64 only" ;;
-	esac
-}
-
 # start_named [WRAPPER... --]: pmp-target with a thread per name of NAMES,
 # named so; sets TARGET_PID and TIDS (thread i's TID at index i).
 start_named() {

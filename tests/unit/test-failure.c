@@ -40,6 +40,15 @@ int main(void)
 	d.err = 0;
 	failure_format(FAIL_INJECTION, &who, &d, msg, sizeof(msg));
 	is_str(msg, "ptrace injection failed: PTRACE_SEIZE", "injection without an errno");
+	d.cgroup = "/sys/fs/cgroup/db";
+	failure_format(FAIL_FROZEN, &who, &d, msg, sizeof(msg));
+	is_str(msg, "pid 1200 is in the frozen cgroup /sys/fs/cgroup/db; thaw it first "
+	       "(echo 0 > /sys/fs/cgroup/db/cgroup.freeze)", "frozen: the process, the cgroup, how to thaw it");
+	d.cgroup = "/sys/fs/cgroup/freezer/db";
+	d.cgroup_v1 = true;
+	failure_format(FAIL_FROZEN, &who, &d, msg, sizeof(msg));
+	is_str(msg, "pid 1200 is in the frozen cgroup /sys/fs/cgroup/freezer/db; thaw it first "
+	       "(echo THAWED > /sys/fs/cgroup/freezer/db/freezer.state)", "frozen, v1: its freezer.state");
 	failure_format(FAIL_EXITED, &who, &d, msg, sizeof(msg));
 	is_str(msg, "tid 1201 has exited", "a thread is named by its tid");
 	who.per_thread = false;
