@@ -71,23 +71,6 @@ struct pmp_syscall_info {
 #define SYSCALL_INFO_ENTRY 1
 #define SYSCALL_INFO_EXIT 2
 
-/* ---- results ------------------------------------------------------------ */
-
-int tracee_verdict(struct tracee *t, enum failure f, int err, const char *detail)
-{
-	t->res->failure = f;
-	t->res->err = err;
-	snprintf(t->res->detail, sizeof(t->res->detail), "%s", detail ? detail : "");
-	return -1;
-}
-
-int tracee_failed(struct tracee *t, int err, const char *what)
-{
-	if (err == ESRCH)
-		return tracee_verdict(t, FAIL_EXITED, ESRCH, NULL);
-	return tracee_verdict(t, FAIL_INJECTION, err, what);
-}
-
 static int read_yama_scope(void)
 {
 	char buf[32];
@@ -166,11 +149,6 @@ static int explain_seize_refusal(struct tracee *t, int err)
 
 /* ---- ptrace primitives ------------------------------------------------- */
 
-long tracee_ptrace(int request, const struct tracee *t, unsigned long addr, void *data)
-{
-	return ptrace(request, t->tid, (void *)addr, data);
-}
-
 static int get_regs(struct tracee *t, regs_t *r)
 {
 	struct iovec iov = { .iov_base = r, .iov_len = sizeof(*r) };
@@ -179,15 +157,6 @@ static int get_regs(struct tracee *t, regs_t *r)
 		return tracee_failed(t, errno, "PTRACE_GETREGSET");
 	if (iov.iov_len != sizeof(*r))
 		return tracee_verdict(t, FAIL_COMPAT_TASK, 0, "32-bit register set");
-	return 0;
-}
-
-int tracee_set_regs(struct tracee *t, const regs_t *r)
-{
-	struct iovec iov = { .iov_base = (void *)(uintptr_t)r, .iov_len = sizeof(*r) };
-
-	if (tracee_ptrace(PTRACE_SETREGSET, t, NT_PRSTATUS, &iov) < 0)
-		return tracee_failed(t, errno, "PTRACE_SETREGSET");
 	return 0;
 }
 
