@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-common.h - helpers shared by the libFuzzer targets.
  *

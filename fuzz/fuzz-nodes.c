@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-nodes.c - libFuzzer target for node lists: nodes_parse (libnuma's
  * numa_parse_nodestring_all behind the tool's own checks), then

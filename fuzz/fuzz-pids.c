@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-pids.c - libFuzzer target for options_parse_pids ("PID",
  * "PID:INODE", comma lists; NUL-terminated like a command-line argument),

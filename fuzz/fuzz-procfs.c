@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-procfs.c - libFuzzer target for the /proc text parsers in
  * src/procfs.c: procfs_parse_stat, procfs_status_value,

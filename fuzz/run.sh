@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz/run.sh - build and run pidmempolicy's libFuzzer targets.
 #
 #   fuzz/run.sh [--builddir=DIR] [--seconds=N | --runs=N] [options]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * apply.c - a task handle to an outcome, for each action: set the policy
  * (pidfd_set_mempolicy, or the ptrace backend), foresee what a dry run can,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * apply.h - one task handle in, one outcome out, through the backend the
  * run chose.  The outcome says what happened in the one failure

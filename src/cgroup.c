@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cgroup.c - the processes listed in a cgroup's cgroup.procs, each walked
  * as if named with -p, each once however often the list is re-read.

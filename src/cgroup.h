@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cgroup.h - --cgroup: the processes of a cgroup v2 directory as targets.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * compat.h - constants that Debian 12's headers (libnuma 2.0.16, Linux 6.1
  * uapi) may lack.  Values are the kernel's ABI; each is only defined when the

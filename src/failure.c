@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * failure.c - the table of failures (one row each) and the one function
  * that puts a row into words.  Messages are templates whose {names} are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * failure.h - the one vocabulary for why a task was not changed (or read).
  * Every layer speaks it: targets (a handle that could not be made or

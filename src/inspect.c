@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * inspect.c - a task's current policy, allowed nodes and page placement,
  * from /proc/PID/task/TID/numa_maps and status.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * inspect.h - what a task has now, read from /proc: its task policy as the
  * kernel prints it, its cpuset's allowed nodes, and its process's resident

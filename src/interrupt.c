@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * interrupt.c - the signal noted by a handler that does nothing else, and
  * the death by that signal once the run has been reported.

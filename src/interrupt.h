@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * interrupt.h - SIGINT, SIGTERM and SIGHUP end a run at a thread boundary:
  * the handler only notes the signal; the walks stop visiting when they see

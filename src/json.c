@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * json.c - JSON string literals: UTF-8 through, everything else escaped
  * (json.h says how).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * json.h - just enough JSON output for --json: strings escaped so that any
  * byte sequence (a thread name, an error message) yields valid JSON.

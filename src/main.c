@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pidmempolicy - set the NUMA memory policy of a running process.
  *

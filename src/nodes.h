@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nodes.h - NUMA node lists: parsing through libnuma's node-list parser
  * (numactl's syntax) and formatting back to the kernel's list form.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * options.c - the argp table and its parser.  Records what was asked and
  * rejects what is malformed; it neither parses node lists against the

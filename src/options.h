@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * options.h - the command line into a request: what the user asked for,
  * checked for form, nothing resolved (node lists stay text, PIDs are not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * output.h - the tool's own standard streams: descriptors 0 to 2 held
  * open, a reader that goes away unable to stop a run midway, and a write

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy.c - modes, mode flags and node masks in the kernel's ABI, the
  * combination rules of set_mempolicy(2) (mm/mempolicy.c: sanitize_mpol_flags

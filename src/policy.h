@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy.h - a NUMA memory policy as the kernel takes it: mode, mode flags
  * and node mask, the rules the kernel enforces on their combination, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * privs.c - the caller's capabilities, read with libcap.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * privs.h - what the caller may do, through libcap: used to explain an
  * EPERM or EACCES from the kernel, or to foresee one in a dry run; never

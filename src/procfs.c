@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * procfs.c - /proc text: pure parsers, which take a buffer or a descriptor
  * they are handed and tolerate any byte sequence (they are fuzzed), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * procfs.h - the one accessor for the kernel's text files the tool reads:
  * /proc/PID/stat, /proc/PID/status, numa_maps, /proc/kallsyms.  The

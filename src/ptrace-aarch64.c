@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ptrace-aarch64.c - the ptrace backend's aarch64 half of ptrace-arch.h:
  * the `svc #0' instruction, a stopped thread's pc on an svc as the sign of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ptrace-arch.h - what the ptrace backend needs to know of the
  * architecture: how a system call instruction looks, how a stopped thread

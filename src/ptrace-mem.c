@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ptrace-mem.c - the traced thread's memory, for the ptrace backend:
  * reading and writing it (process_vm_readv/writev, /proc/TID/mem where the

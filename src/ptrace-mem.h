@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ptrace-mem.h - the traced thread's memory, as the ptrace backend reads
  * and writes it: raw transfers, the proof that the scratch page holding

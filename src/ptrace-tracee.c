@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ptrace-tracee.c - what every part of the ptrace backend does to the
  * thread it holds: say how the work went (the result in the one failure

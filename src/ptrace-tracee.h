@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ptrace-tracee.h - what the pieces of the ptrace backend share about the
  * one thread under injection: its state (struct tracee: what is known of

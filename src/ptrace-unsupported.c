@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ptrace-unsupported.c - the ptrace backend where it does not exist (any
  * architecture but x86_64 and aarch64): sessions hold nothing, and every

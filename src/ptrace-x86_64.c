@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ptrace-x86_64.c - the ptrace backend's x86_64 half of ptrace-arch.h:
  * the `syscall' instruction, the restart codes an interrupted call shows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ptrace.c - the ptrace backend's engine: one thread made to call
  * set_mempolicy(2) itself, and the per-process session that holds the

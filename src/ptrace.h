@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ptrace.h - the ptrace backend: make one thread of a running process call
  * set_mempolicy(2) itself, on any Linux, with nothing but ptrace.  One call

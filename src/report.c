@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * report.c - outcomes to text or JSON, and the exit status.  Decides
  * nothing about what failed: apply() did.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * report.h - outcomes into words and an exit status.  Failures are one line
  * each on stderr, always; --verbose, --dry-run and --show lines go to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sanitizer-options.c - built into the tool only; empty unless the build
  * uses AddressSanitizer (./configure --enable-sanitizers).  Then it sets the

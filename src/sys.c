@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sys.c - raw system calls: pidfd_open, pidfd_set_mempolicy (number lookup
  * and verification), pidfd liveness and identity, and small reads of kernel

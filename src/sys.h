@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sys.h - every raw system call the tool makes on a target, and the
  * finding and verification of pidfd_set_mempolicy's number.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * targets.c - a PID or PID:INODE into confirmed task handles: the process,
  * or with -a each of its threads, each visited once.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * targets.h - from what the user named (PIDs, PID:INODE) to a stream of
  * task handles: one thread each, with an open pidfd whose identity has been

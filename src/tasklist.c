@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tasklist.c - /proc/PID/task read in large getdents64(2) batches.
  */

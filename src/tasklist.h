@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tasklist.h - reading /proc/PID/task: the threads of a process in the
  * kernel's thread-list order, many entries per getdents64(2) call, into a

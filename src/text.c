@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * text.c - text from outside the tool on its way to a terminal.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * text.h - text from outside the tool made safe for a terminal: user input
  * echoed in a one-line message, and what a target controls (its thread

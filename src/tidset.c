@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tidset.c - the set of task IDs a walk has visited.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tidset.h - a set of task IDs, for the walks that must visit each thread
  * (or each process of a cgroup) once however often they re-read a list.

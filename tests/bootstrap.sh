@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bootstrap.sh - everything from a fresh Debian 12 to a result.
 #
 #   bash tests/bootstrap.sh demo    install, build, boot the patched kernel in

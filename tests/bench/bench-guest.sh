@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-guest.sh - runs INSIDE the QEMU guest (see bench.sh).
 #
 # For targets with 1, 100, 1000 and 10000 threads: the wall time of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench.sh BUILDDIR [VERSION] - boot the patched test kernel in QEMU and run
 # bench-guest.sh there: pidmempolicy against taskset on targets with 1 to
 # 10,000 threads, as ratios within the same run.  `make bench` runs it.

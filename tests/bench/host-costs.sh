@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # host-costs.sh BUILDDIR - what the same calls cost on the host's own kernel,
 # without emulation, beside the guest's figures (make bench runs both).
 #

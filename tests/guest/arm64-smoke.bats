@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # arm64-smoke.bats - the arm64 rig and a cross-built tool on Debian's STOCK
 # arm64 kernel: topology, architecture, numa_maps, --show, and the refusal
 # to set a policy on a kernel without pidfd_set_mempolicy(2).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # arm64.sh - everything the arm64 (aarch64) guest rig downloads, and the
 # cross build of the tool against it.
 #

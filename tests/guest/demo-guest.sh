@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # demo-guest.sh - runs INSIDE the QEMU guest (see demo.sh).
 set -euo pipefail
 

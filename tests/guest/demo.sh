@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # demo.sh BUILDDIR - boot Linux 6.1 + the pidfd_set_mempolicy patch in QEMU
 # and show, on a live process, its policy and page placement before and after
 # `pidmempolicy --interleave=0-3`.  Used by `make demo`.

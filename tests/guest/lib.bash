@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lib.bash - helpers for the pidmempolicy guest tests (bats).
 #
 # Load it from a test file with `load lib` (mkinitramfs.sh puts it beside the

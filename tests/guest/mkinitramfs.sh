@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mkinitramfs.sh - build the gzip'd cpio initramfs for the pidmempolicy
 # QEMU test rig.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run-guest.sh - boot the pidmempolicy test kernel in QEMU and run guest tests.
 #
 # Usage:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # smoke.bats - proves the QEMU rig itself, before (and independent of) the
 # pidmempolicy tool: topology, kernel variant, the helper programs, and a raw
 # pidfd_set_mempolicy(2) call on the patched kernel.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Linux 6.12 WITHOUT the port: THE TRAP. Syscall 451, the number the tool is
 # built for by default (pidfd_set_mempolicy in the v2 patch for 6.1), is
 # cachestat(2) here. The tool must refuse (exit 2, one message) because

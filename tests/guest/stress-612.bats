@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Stress of the 6.12 port (tests/kernel/patches/linux-6.12/): a caller flips
 # the task policy of every thread of a target 20,000 times, while the target
 # faults memory in on several threads, reads its own policy, and creates and

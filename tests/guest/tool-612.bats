@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Kernel truth on Linux 6.12 + the project's forward port of
 # pidfd_set_mempolicy (tests/kernel/patches/linux-6.12/): PIDFD_THREAD pidfds
 # address single threads, so -a sets EVERY thread for real (issue #4).

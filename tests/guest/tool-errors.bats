@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Kernel truth on Linux 6.1 + v2: each refusal of the kernel comes back as
 # the tool's one-line explanation with its exit status, and the target is
 # left as it was.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Kernel truth on Linux 6.1 + the v2 pidfd_set_mempolicy patch: every mode
 # reaches the live target, as /proc/PID/task/TID/numa_maps and the target's
 # own get_mempolicy(2) show, and NEW memory is placed by it.

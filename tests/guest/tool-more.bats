@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Beyond the setter, on Linux 6.1 + v2: --show, --json, --migrate and
 # --cgroup against the real kernel.
 

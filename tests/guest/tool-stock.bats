@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Linux 6.1 WITHOUT the patch: the tool must say the syscall is not
 # provided, exit 2, change nothing, and never issue the number it was
 # configured with (a seccomp filter would kill it with SIGSYS if it did).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-blocker - a target for the ptrace backend's host tests: threads that
  * sit in the blocking calls a ptrace injection interrupts, each checking

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-hold - a stand-in debugger: traces one thread (PTRACE_SEIZE, no
  * options) so that the ptrace backend finds it already traced, and keeps

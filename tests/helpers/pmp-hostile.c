@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-hostile - targets whose memory is a trap for a tool that reads or
  * writes it: two threads each (one calling sched_yield in a loop: path B;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-inject - drive the ptrace backend directly, without the CLI: every
  * thread of PID is made to call set_mempolicy(2) through

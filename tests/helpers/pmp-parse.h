@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-parse.h - the number parsing of the helpers that take numbers on
  * their command line (pmp-rawcall, pmp-seccomp).  Define PMP_PROG, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-rawcall - call pidfd_set_mempolicy(2) directly, without the tool.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-rseq - a target for the ptrace backend's rseq rule: one thread that
  * spins forever INSIDE an rseq critical section (restartable sequences,

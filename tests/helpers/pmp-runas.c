@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-runas - run a command with reduced credentials / capabilities.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-seccomp - run a command under a seccomp filter that traps chosen
  * syscall numbers, to prove a program never makes (or copes with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-sleep32 - a 32-bit (i386, compat) process for the ptrace backend's
  * refusal test: built with -m32 -static, it prints "ready PID" and then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-stress - flip the memory policy of every thread of a process, fast,
  * through pidfd_set_mempolicy(2), for the guest stress test (6.12 port).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-syscost - what one thread costs the kernel, call by call, for the
  * benchmark's explanation: over every thread of PID, the mean time of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-target - a scriptable target process for the pidmempolicy guest tests.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmp-threads - a process with many idle threads, for benchmarks and for
  * the test of threads born while pidmempolicy -a walks the process.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bash completion of pidmempolicy: drives _pidmempolicy_module through
 # COMP_WORDS/COMP_CWORD/COMP_LINE/COMP_POINT in a fresh bash and checks
 # COMPREPLY.  Words are given as bash splits them with the default

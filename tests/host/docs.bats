@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The manual page: lint-clean, in step with --help (options both ways,
 # exit statuses), and --help/--usage/--version behave.
 

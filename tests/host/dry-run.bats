@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --dry-run resolves and checks every target on any kernel and prints what
 # would be set, changing nothing.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A dry run of the ptrace backend foresees what a real run of it does: the
 # same refusal in the same words ("would fail to set" for "failed to
 # set"), and no refusal the real run would not make (no CAP_SYS_NICE: a

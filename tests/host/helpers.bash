@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # helpers.bash - common setup for the host bats suites.
 # The harness (make check) exports PIDMEMPOLICY, PMP_BUILDDIR and PMP_SRCDIR;
 # run by hand, they default to an in-tree build.  Inside a QEMU guest (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # SIGINT, SIGTERM and SIGHUP end a run at a thread boundary: every thread
 # has the old policy or the new one, none is left traced or stopped, one
 # line on stderr says how far the run got, a --json document is closed

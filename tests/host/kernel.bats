@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # On this stock kernel pidfd_set_mempolicy does not exist, and syscall 451 is
 # cachestat (Linux >= 6.5).  The tool must say so, exit 2, and never issue
 # an unverified number: seccomp would kill it (status 159) if it did.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What the tool writes, as it reaches a terminal, a JSON reader or a full
 # disk: a target's thread names escaped in every line (a failure, -v,
 # --show) and carried whole in JSON; write errors reported; and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The ptrace backend (src/ptrace.c) on the running kernel: every thread of
 # a live process is made to call set_mempolicy(2) itself.  The target is
 # tests/helpers/pmp-blocker, whose threads sit in the blocking calls an

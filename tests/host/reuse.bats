@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # PID reuse: a process exits and another takes its PID between the moment
 # the admin looked and the moment the tool acts.  PID:INODE pins the first
 # process; the newcomer must be left untouched.  The newcomer really gets

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The command-line contract: every malformed invocation is refused with one
 # clear message, the documented exit status, and no pidfd ever opened (the
 # tool runs under a seccomp filter that would kill it on pidfd_open).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # build-kernel.sh - build (or look up in the cache) the test kernel for the
 # pidmempolicy QEMU rig.
 #
@@ -129,9 +130,11 @@ cache=$(cd "$cache" && pwd)
 # Bump key_format when a change to this script changes what gets built.
 key_format=1
 hash() { sha256sum | cut -c1-64; }
+# A file's hash without its licence line, which changes nothing built.
+content_hash() { sed '/^# SPDX-License-Identifier: /d' "$1" | hash; }
 src_hash=$(sha256sum <"$source_tar" | cut -c1-64)
 if [ "$variant" = patched ]; then
-	patch_hash=$(hash <"$patch_file")
+	patch_hash=$(content_hash "$patch_file")
 else
 	patch_hash=stock
 fi
@@ -140,10 +143,10 @@ key=$(
 		echo "format $key_format"
 		echo "source $src_hash"
 		echo "patch $patch_hash"
-		echo "fragment $(hash <"$fragment")"
+		echo "fragment $(content_hash "$fragment")"
 		echo "cc $(gcc --version | head -n1)"
 		# Only when given, so that the keys of plain builds do not change.
-		[ -z "$extra_fragment" ] || echo "extra $(hash <"$extra_fragment")"
+		[ -z "$extra_fragment" ] || echo "extra $(content_hash "$extra_fragment")"
 	} | hash | cut -c1-16
 )
 if [ -n "$extra_fragment" ]; then

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # common.bash - helpers shared by the host suites (tests/host/helpers.bash)
 # and the guest suites (tests/guest/lib.bash).  Both load it with
 # `load ../lib/common`: in the source tree from tests/host or tests/guest,

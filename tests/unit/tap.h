@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tap.h - a minimal TAP producer for the unit tests (automake's
  * tap-driver.sh reads it).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests: the failure table, one row per failure, put into words. */
 #include <errno.h>
 #include <stdio.h>

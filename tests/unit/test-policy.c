@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests: node lists through libnuma into kernel masks, policy rules,
  * the kernel's text form of a policy. */
 #include <numa.h>

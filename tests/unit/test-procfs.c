@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests: /proc/PID/stat, /proc/PID/status and /proc/kallsyms parsing. */
 #include <stdio.h>
 #include <stdlib.h>

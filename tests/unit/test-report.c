@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests: errno and problems into the admin's words; exit statuses. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests: the verification of pidfd_set_mempolicy's number
  * (sys_setter_resolve) against a fake kernel.  The link wraps syscall(2),

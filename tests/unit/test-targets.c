@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests: PID and PID:INODE lists, and the walk over a real process. */
 #include <dirent.h>
 #include <errno.h>

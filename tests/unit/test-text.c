@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests: a target's names escaped for a terminal (text_escape) and
  * carried into JSON (json_string). */
 #include <stdio.h>
