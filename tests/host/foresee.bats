@@ -64,6 +64,7 @@ task_policy() {
 }
 
 @test "an unprivileged user's dry run on its own process: would set, exit 0; the real run sets it" {
+	require_fact "runs the tool as another user: needs CAP_SETUID (run as root)" has_cap 7
 	[ -r "$YAMA" ] && [ "$(cat "$YAMA")" != 0 ] && skip "Yama ptrace_scope $(cat "$YAMA") forbids attaching to a non-descendant"
 	background "$PMP_RUNAS" --uid="$USER_UID" -- sleep 300
 	run --separate-stderr "$PMP_RUNAS" --uid="$USER_UID" -- "$PMP" --backend=ptrace -n --interleave=0 -p "$BG"
@@ -77,6 +78,7 @@ task_policy() {
 }
 
 @test "an unprivileged user's dry run on root's process foresees the refused attach" {
+	require_fact "runs the tool as another user: needs CAP_SETUID (run as root)" has_cap 7
 	background sleep 300
 	run --separate-stderr "$PMP_RUNAS" --uid="$USER_UID" -- "$PMP" --backend=ptrace --interleave=0 -p "$BG"
 	local real_status=$status real=$stderr

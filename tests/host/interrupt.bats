@@ -154,6 +154,7 @@ interrupted_line() {
 }
 
 @test "SIGHUP during a dry run (--json): 129, a valid document, nothing changed" {
+	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	threads_start 6000
 	tool_start -n --json -a --interleave=0 -p "$THREADS_PID"
 	until_bytes 20000
