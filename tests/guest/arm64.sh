@@ -48,7 +48,7 @@ userland_pkgs=(busybox-static bash-static)
 build_targets=(src/pidmempolicy tests/helpers/pmp-target tests/helpers/pmp-threads
 	tests/helpers/pmp-runas tests/helpers/pmp-seccomp tests/helpers/pmp-blocker
 	tests/helpers/pmp-inject tests/helpers/pmp-rseq tests/helpers/pmp-hold
-	tests/helpers/pmp-sleep32 tests/helpers/pmp-rawcall
+	tests/helpers/pmp-sleep32 tests/helpers/pmp-rawcall tests/helpers/pmp-hostile
 	# the unit tests, run in the guest: a non-x86 build is tested, not only built
 	tests/unit/test-failure tests/unit/test-policy tests/unit/test-procfs
 	tests/unit/test-targets tests/unit/test-report tests/unit/test-sys tests/unit/test-text)

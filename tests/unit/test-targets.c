@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -93,6 +94,10 @@ static void collect(struct task_handle *h, void *arg)
 	v->tids[v->n++] = h->tid;
 }
 
+/* Small thread stacks, but not below the architecture's least (128 KiB
+ * on aarch64). */
+#define SMALL_STACK (64 * 1024 > PTHREAD_STACK_MIN ? 64 * 1024 : PTHREAD_STACK_MIN)
+
 /* collect, and at the first visit start spawn_more threads: more than
  * the listing buffer, sized from the count before, can take in one read */
 static int spawn_more;
@@ -103,7 +108,7 @@ static void collect_and_spawn(struct task_handle *h, void *arg)
 
 	collect(h, arg);
 	if (!spawn_more || pthread_attr_init(&attr) != 0 ||
-	    pthread_attr_setstacksize(&attr, 64 * 1024) != 0)
+	    pthread_attr_setstacksize(&attr, SMALL_STACK) != 0)
 		return;
 	for (; spawn_more > 0; spawn_more--) {
 		pthread_t t;
@@ -257,7 +262,7 @@ int main(void)
 		size_t dups = 0, listed;
 		int started = 0;
 
-		if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, 64 * 1024) != 0)
+		if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, SMALL_STACK) != 0)
 			return 99;
 		for (; started < 2000; started++) {
 			pthread_t t;
