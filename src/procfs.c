@@ -313,6 +313,23 @@ int procfs_parse_mountinfo_line(const char *line, size_t len)
 
 /* ---- readers ---------------------------------------------------------- */
 
+/* read(2) past EINTR; on an error fd is closed and errno kept. */
+static ssize_t read_some(int fd, char *buf, size_t len)
+{
+	ssize_t got;
+	int err;
+
+	do
+		got = read(fd, buf, len);
+	while (got < 0 && errno == EINTR);
+	if (got >= 0)
+		return got;
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
 ssize_t procfs_read_file(const char *path, char *buf, size_t len)
 {
 	size_t have = 0;
@@ -326,17 +343,10 @@ ssize_t procfs_read_file(const char *path, char *buf, size_t len)
 	if (fd < 0)
 		return -1;
 	while (have < len - 1) {
-		ssize_t got = read(fd, buf + have, len - 1 - have);
+		ssize_t got = read_some(fd, buf + have, len - 1 - have);
 
-		if (got < 0) {
-			int saved = errno;
-
-			if (saved == EINTR)
-				continue;
-			close(fd);
-			errno = saved;
+		if (got < 0)
 			return -1;
-		}
 		if (got == 0)
 			break;
 		have += (size_t)got;
@@ -356,18 +366,11 @@ int procfs_each_line(const char *path, int (*fn)(const char *line, size_t len, v
 	if (fd < 0)
 		return -1;
 	while (r == 0) {
-		ssize_t got = read(fd, buf + have, sizeof(buf) - have);
+		ssize_t got = read_some(fd, buf + have, sizeof(buf) - have);
 		char *line = buf, *eol;
 
-		if (got < 0) {
-			int err = errno;
-
-			if (err == EINTR)
-				continue;
-			close(fd);
-			errno = err;
+		if (got < 0)
 			return -1;
-		}
 		have += (size_t)got;
 		while (r == 0 && (eol = memchr(line, '\n', (size_t)(buf + have - line)))) {
 			r = fn(line, (size_t)(eol - line), arg);
