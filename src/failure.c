@@ -68,6 +68,9 @@ static const struct failure_row rows[] = {
 	[FAIL_INJECTION] = { "injection-failed", false, "ptrace injection failed: {text}{errsuffix}", NULL },
 	[FAIL_FROZEN] = { "frozen", false,
 		"pid {pid} is in the frozen cgroup {cgroup}; thaw it first ({thaw})", "thaw it first ({thaw})" },
+	[FAIL_NOT_STOPPED] = { "not-stopped", false,
+		"did not stop for ptrace within 2 s (uninterruptible sleep? a vfork parent?); "
+		"left unchanged", NULL },
 	[FAIL_ERRNO] = { "errno", false, "{strerror} ({errname})", NULL },
 };
 

@@ -44,6 +44,7 @@ enum failure {
 	FAIL_ARCH_UNSUPPORTED,	/* the backend does not exist on this architecture */
 	FAIL_INJECTION,		/* the injection itself failed: detail says where */
 	FAIL_FROZEN,		/* its cgroup is frozen: it would never stop */
+	FAIL_NOT_STOPPED,	/* it did not stop for the tracer in time */
 	/* anything else: the errno says it */
 	FAIL_ERRNO,
 };

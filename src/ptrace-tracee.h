@@ -17,8 +17,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
+#include <time.h>
 
 #include "failure.h"
+#include "ptrace-ahead.h"
+#include "ptrace-tracer.h"
 #include "ptrace.h"
 #include "targets.h"
 
@@ -36,6 +39,8 @@ struct ptrace_session {
 	uint64_t cookie;	/* random, in the page's first bytes: proof it is ours */
 	pid_t via;		/* a thread that made calls for us: asked first to unmap */
 	bool allow_seccomp;	/* as the last request said */
+	struct tracer tracer;	/* the thread every request is made from */
+	struct ahead ahead;	/* threads held ahead, and parked ones */
 };
 
 /* One system call for the thread to make: number and arguments. */
@@ -51,7 +56,10 @@ struct tracee {
 	const struct ptrace_request *req;
 	struct ptrace_result *res;
 
+	bool look_ahead;	/* -a: hold the threads after it (ptrace-ahead.h) */
 	bool seized;		/* we are its tracer */
+	bool interrupted;	/* PTRACE_INTERRUPT was asked, at `since' */
+	struct timespec since;
 	bool stopped;		/* it sits in a ptrace stop we have waited for */
 	bool timed_out;
 

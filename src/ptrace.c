@@ -122,7 +122,8 @@ static int preflight(struct tracee *t)
 		return tracee_verdict(t, FAIL_KERNEL_THREAD, EPERM, NULL);
 	if (is_exiting(&ti))
 		return tracee_verdict(t, FAIL_EXITED, ESRCH, NULL);
-	if (ti.status.tracer > 0) {
+	/* a thread the session holds ahead is traced by the session's tracer */
+	if (ti.status.tracer > 0 && !(t->s && tracer_is(&t->s->tracer, ti.status.tracer))) {
 		t->res->tracer = ti.status.tracer;
 		return tracee_verdict(t, FAIL_ALREADY_TRACED, EPERM, NULL);
 	}
@@ -192,15 +193,18 @@ static int gone(struct tracee *t)
 	return tracee_verdict(t, FAIL_EXITED, ESRCH, NULL);
 }
 
-/* Wait for the thread's next stop (or its end), for at most the timeout.
- * Returns 0 with a stop in *status; -1 when it exited, on a timeout or an
- * error. */
-static int wait_stop(struct tracee *t, int *status)
+/* Wait for the thread's next stop (or its end), until the timeout from
+ * `since' (NULL: from now).  Returns 0 with a stop in *status; -1 when it
+ * exited, on a timeout or an error. */
+static int wait_stop(struct tracee *t, int *status, const struct timespec *since)
 {
 	struct timespec start, nap = { 0, 10000 };
 	int spins = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	if (since)
+		start = *since;
+	else
+		clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		pid_t r = waitpid(t->tid, status, __WALL | WNOHANG);
 
@@ -218,7 +222,9 @@ static int wait_stop(struct tracee *t, int *status)
 			return tracee_verdict(t, FAIL_INJECTION, errno, "waitpid");
 		if (elapsed_ms(&start) >= PMP_PTRACE_TIMEOUT_MS) {
 			t->timed_out = true;
-			return tracee_verdict(t, FAIL_INJECTION, ETIMEDOUT, "the thread did not stop in time");
+			if (t->look_ahead)	/* the rest wait alongside it */
+				ahead_widen(&t->s->ahead);
+			return tracee_verdict(t, FAIL_NOT_STOPPED, ETIMEDOUT, NULL);
 		}
 		/* Most stops take microseconds: yield first, then nap, backing
 		 * off to a millisecond. */
@@ -241,7 +247,7 @@ static int lost(struct tracee *t, int err, const char *what)
 	if (err != ESRCH)
 		return tracee_failed(t, err, what);
 	t->stopped = false;
-	if (wait_stop(t, &status) == 0)	/* not dead after all: it stopped */
+	if (wait_stop(t, &status, NULL) == 0)	/* not dead after all: it stopped */
 		return tracee_verdict(t, FAIL_INJECTION, ESRCH, what);
 	return -1;	/* gone, or a timeout: wait_stop said which */
 }
@@ -286,7 +292,7 @@ static int next_syscall_stop(struct tracee *t, int op, const char *where)
 		if (resume(t, PTRACE_SYSCALL, pass) < 0)
 			return -1;
 		pass = 0;
-		if (wait_stop(t, &status) < 0)
+		if (wait_stop(t, &status, NULL) < 0)
 			return -1;
 		switch (classify_stop(status, &sig)) {
 		case STOP_SYSCALL:
@@ -314,6 +320,11 @@ static int next_syscall_stop(struct tracee *t, int op, const char *where)
 
 static int seize(struct tracee *t)
 {
+	if (t->look_ahead && ahead_take(&t->s->ahead, t->tid, &t->since)) {
+		t->seized = true;
+		t->interrupted = true;
+		return 0;
+	}
 	if (ptrace(PTRACE_SEIZE, t->tid, NULL, (void *)(uintptr_t)PTRACE_O_TRACESYSGOOD) < 0) {
 		int err = errno;
 
@@ -327,18 +338,26 @@ static int seize(struct tracee *t)
 	return 0;
 }
 
-/* Interrupt the thread and wait for it to stop inside get_signal(): a
- * PTRACE_EVENT_STOP (ours, or a group stop if the process is stopped).  A
- * signal that was being delivered first is handed on; our interrupt stays
- * pending and comes next. */
+/* Interrupt the thread (unless it was, ahead) and wait for it to stop
+ * inside get_signal(): a PTRACE_EVENT_STOP (ours, or a group stop if the
+ * process is stopped).  A signal that was being delivered first is handed
+ * on; our interrupt stays pending and comes next.  With -a the threads
+ * after it are interrupted before the wait, to stop meanwhile; the
+ * deadline runs from the interrupt. */
 static int stop_thread(struct tracee *t)
 {
 	int status, sig;
 
-	if (tracee_ptrace(PTRACE_INTERRUPT, t, 0, NULL) < 0)
-		return lost(t, errno, "PTRACE_INTERRUPT");
+	if (!t->interrupted) {
+		if (tracee_ptrace(PTRACE_INTERRUPT, t, 0, NULL) < 0)
+			return lost(t, errno, "PTRACE_INTERRUPT");
+		t->interrupted = true;
+		clock_gettime(CLOCK_MONOTONIC, &t->since);
+	}
+	if (t->look_ahead)
+		ahead_fill(&t->s->ahead, t->tid);
 	for (int n = 0; n < MAX_STOPS; n++) {
-		if (wait_stop(t, &status) < 0)
+		if (wait_stop(t, &status, &t->since) < 0)
 			return -1;
 		switch (classify_stop(status, &sig)) {
 		case STOP_EVENT:
@@ -394,11 +413,18 @@ static void release(struct tracee *t)
 
 	if (!t->seized)
 		return;
+	if (!t->stopped && t->timed_out && !t->mask_blocked && t->s) {
+		/* It never stopped: nothing was done to it.  The session lets
+		 * go of it once it stops, or with its tracer thread. */
+		ahead_park(&t->s->ahead, t->tid);
+		t->seized = false;
+		return;
+	}
 	if (!t->stopped && t->timed_out) {
-		/* It never stopped, or it ran away: one more chance. */
+		/* It ran away in the middle: one more chance to put it back. */
 		t->timed_out = false;
-		if (tracee_ptrace(PTRACE_INTERRUPT, t, 0, NULL) < 0 || wait_stop(t, &status) < 0)
-			return;	/* the kernel detaches it when we exit */
+		if (tracee_ptrace(PTRACE_INTERRUPT, t, 0, NULL) < 0 || wait_stop(t, &status, NULL) < 0)
+			return;	/* the kernel detaches it with the tracer thread */
 	}
 	if (!t->stopped)
 		return;
@@ -645,20 +671,69 @@ static bool hold_caller_signals(sigset_t *old)
 	return pthread_sigmask(SIG_BLOCK, &defer, old) == 0;
 }
 
+/* One thread's work, in two calls to the session's tracer thread, with
+ * the caller's signals held between them only. */
+struct job {
+	struct tracee *t;
+	int (*work)(struct tracee *t);
+	bool ready;		/* stopped, and proven the one the handle names */
+};
+
+/* Attach, stop, prove: nothing is changed yet; released if a step fails. */
+static void attach_job(void *arg)
+{
+	struct job *j = arg;
+
+	j->ready = seize(j->t) == 0 && stop_thread(j->t) == 0 && check_identity(j->t) == 0;
+	if (!j->ready)
+		release(j->t);
+}
+
+static void work_job(void *arg)
+{
+	struct job *j = arg;
+
+	if (take_control(j->t) == 0 && ready_for_calls(j->t) == 0)
+		(void)j->work(j->t);
+	release(j->t);
+}
+
+/* A thread held ahead that the checks before attaching refused: let go. */
+static void unhold_job(void *arg)
+{
+	struct tracee *t = arg;
+	struct timespec since;
+
+	if (ahead_take(&t->s->ahead, t->tid, &since)) {
+		ahead_park(&t->s->ahead, t->tid);
+		ahead_reap(&t->s->ahead);
+	}
+}
+
+/* The tracing task ended in the middle of a call (it crashed, or was
+ * killed by itself): the kernel let go of the thread, which may have
+ * been changed or not. */
+static int tracer_gone(struct tracee *t)
+{
+	return tracee_verdict(t, FAIL_INJECTION, ECHILD, "the tracing process ended");
+}
+
 /* From attach to detach: the thread is released whatever happened. */
 static void seize_work_release(struct tracee *t, int (*work)(struct tracee *t))
 {
+	struct job j = { .t = t, .work = work };
 	sigset_t old;
-	bool held = false;
+	bool held;
 
-	if (seize(t) < 0)
+	if (tracer_call(&t->s->tracer, attach_job, &j) < 0) {
+		(void)tracer_gone(t);
 		return;
-	if (stop_thread(t) == 0 && check_identity(t) == 0) {
-		held = hold_caller_signals(&old);
-		if (take_control(t) == 0 && ready_for_calls(t) == 0)
-			(void)work(t);
 	}
-	release(t);
+	if (!j.ready)
+		return;
+	held = hold_caller_signals(&old);
+	if (tracer_call(&t->s->tracer, work_job, &j) < 0)
+		(void)tracer_gone(t);
 	if (held)
 		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
@@ -709,8 +784,15 @@ static void on_thread(struct ptrace_session *s, const struct task_handle *h,
 		return;
 	}
 	t = tracee_checked(s, h, req, res);
-	if (!t)
+	if (!t) {
+		if (work == set_policy && h->per_thread) {
+			struct tracee held = { .s = s, .tid = h->tid };
+
+			(void)tracer_call(&s->tracer, unhold_job, &held);
+		}
 		return;
+	}
+	t->look_ahead = work == set_policy && h->per_thread;
 	seize_work_release(t, work);
 	free(t);
 }
@@ -812,6 +894,8 @@ struct ptrace_session *ptrace_session_begin(pid_t pid)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		s->cookie = ((uint64_t)now.tv_nsec << 32) ^ (uint64_t)now.tv_sec ^ (uint64_t)getpid();
 	}
+	ahead_init(&s->ahead, pid);
+	tracer_start(&s->tracer);
 	return s;
 }
 
@@ -842,6 +926,11 @@ static bool unmap_through(struct ptrace_session *s, pid_t tid)
 	return !s->page;
 }
 
+static void end_job(void *arg)
+{
+	ahead_end(arg);
+}
+
 #define UNMAP_TRIES 8	/* threads asked before the page is left behind */
 
 void ptrace_session_end(struct ptrace_session *s)
@@ -870,6 +959,8 @@ void ptrace_session_end(struct ptrace_session *s)
 	if (d)
 		closedir(d);
 out:
+	(void)tracer_call(&s->tracer, end_job, &s->ahead);
+	tracer_stop(&s->tracer);
 	free(s);
 }
 

@@ -64,7 +64,8 @@
  *    held back in the calling thread from the first change to the target
  *    thread until its release, and act then, so they cannot cut an
  *    injection; before that (the wait for the thread to stop) they act at
- *    once, and the kernel detaches a thread nothing was done to.
+ *    once, and the tracing process lets go of a thread nothing was done
+ *    to.
  *  - Every read of the target's memory is bounded: only pages present in
  *    memory (/proc/PID/pagemap) are read or written, so a page only the
  *    target's own user space could provide (a userfaultfd region) blocks
@@ -73,9 +74,14 @@
  *    libraries), then the rest, and refuses the thread beyond that.  A
  *    target that empties and registers a page with userfaultfd between
  *    the check and the read (microseconds) can still make one read wait.
- *  - If the caller is killed outright (SIGKILL, OOM, crash) the kernel
- *    detaches the thread wherever it is.  Before the first change and after
- *    the release, nothing is left.  In between, the thread may be left with:
+ *  - Every request comes from the session's tracing process
+ *    (ptrace-tracer.h), which a SIGKILL of the caller does not end: it
+ *    finishes the thread in hand (registers and signal mask put back,
+ *    released), then exits, and the kernel lets go of the threads held
+ *    ahead, which nothing was done to.  Only a kill that reaches the
+ *    tracing process too (the caller's process group or cgroup, the OOM
+ *    killer) can cut an injection; the kernel then detaches the thread
+ *    wherever it is, and it may be left with:
  *      * every signal blocked (its mask is only put back at release): it
  *        keeps running, but handles no signal until it sets its mask again
  *        (process-directed signals go to other threads; SIGKILL works);
@@ -86,11 +92,13 @@
  *        runs on in vDSO code with wrong registers and most likely crashes;
  *      * a thread stopped while mmap or munmap is being made in place of
  *        its own call: that call returns their result, as above.
- *    These windows last tens of microseconds per thread; only one thread
- *    of a process is ever inside one.  This is the same residual risk as
- *    gdb's "call" and CRIU's parasite.  Killed between the session's first
- *    mmap and its munmap, the caller leaves the scratch page mapped in the
- *    process: one private anonymous mapping, not in the target's way.
+ *    Only one thread of a process is ever inside such a window; killing
+ *    the tool's whole process group at random moments of a run over a
+ *    busy 400-thread target crashed it about once in ten kills (x86_64
+ *    host).  This is the residual risk of gdb's "call" and CRIU's
+ *    parasite.  Killed between the session's first mmap and its munmap,
+ *    the caller leaves the scratch page mapped in the process: one private
+ *    anonymous mapping, not in the target's way.
  *  - A target that unmaps the scratch page and maps its own data at the
  *    same address, with the same extent and the cookie copied, between the
  *    proof and the write (microseconds, while one of its threads is held)
@@ -102,10 +110,13 @@
  *  - The injected call passes the target's own seccomp filters, which may
  *    deny it or kill the thread: threads with a filter are refused unless
  *    allow_seccomp is set.
- *  - A thread that does not reach a stop within PMP_PTRACE_TIMEOUT_MS
- *    (uninterruptible sleep, vfork parent, frozen cgroup) is reported as
- *    FAIL_INJECTION/ETIMEDOUT; its pending stop request is dropped only when
- *    the caller exits.
+ *  - A thread that does not reach a stop within PMP_PTRACE_TIMEOUT_MS of
+ *    its interrupt (uninterruptible sleep, vfork parent) is reported as
+ *    FAIL_NOT_STOPPED, unchanged.  With -a the wait runs alongside the
+ *    others' (ptrace-ahead.h): a process whose threads never stop costs
+ *    two timeouts, not one per thread.  It stays seized, never stopped,
+ *    until it stops (then it is let go at once) or the session ends (the
+ *    tracing process exits and the kernel drops the request).
  */
 #ifndef PMP_PTRACE_H
 #define PMP_PTRACE_H

@@ -50,6 +50,9 @@ int main(void)
 	failure_format(FAIL_FROZEN, &who, &d, msg, sizeof(msg));
 	is_str(msg, "pid 1200 is in the frozen cgroup /sys/fs/cgroup/freezer/db; thaw it first "
 	       "(echo THAWED > /sys/fs/cgroup/freezer/db/freezer.state)", "frozen, v1: its freezer.state");
+	failure_format(FAIL_NOT_STOPPED, &who, &d, msg, sizeof(msg));
+	is_str(msg, "did not stop for ptrace within 2 s (uninterruptible sleep? a vfork parent?); left unchanged",
+	       "not stopped: the thread, the wait, the likely reasons");
 	failure_format(FAIL_EXITED, &who, &d, msg, sizeof(msg));
 	is_str(msg, "tid 1201 has exited", "a thread is named by its tid");
 	who.per_thread = false;
