@@ -32,6 +32,7 @@ PMP_RSEQ=${PMP_RSEQ:-$PMP_HELPER_DIR/pmp-rseq}
 PMP_HOLD=${PMP_HOLD:-$PMP_HELPER_DIR/pmp-hold}
 PMP_HOSTILE=${PMP_HOSTILE:-$PMP_HELPER_DIR/pmp-hostile}
 PMP_TARGET=${PMP_TARGET:-$PMP_HELPER_DIR/pmp-target}
+PMP_VFORK=${PMP_VFORK:-$PMP_HELPER_DIR/pmp-vfork}
 PMP_SLEEP32=${PMP_SLEEP32:-$PMP_HELPER_DIR/pmp-sleep32}
 PMP_SECCOMP=${PMP_SECCOMP_BIN:-$PMP_SECCOMP}
 MS=2500				# length of a round's blocking calls
@@ -360,17 +361,16 @@ hold_thread() {
 	wait "$inj" || true
 	echo "pmp-inject did $(grep -c . "$out") threads before SIGKILL"
 	[ "$(grep -c . "$out")" -lt 1500 ]	# it really was cut short
-	sleep 0.2
+	wait_untraced "$BLOCKER_PID"
 	local t blocked_all=0
 	for t in $(tids_of "$BLOCKER_PID"); do
-		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$BLOCKER_PID/task/$t/status")" = 0 ]
 		[[ $(thread_state "$BLOCKER_PID" "$t") != [Tt] ]]
-		# ptrace.h: at most the one thread being injected may be left with
-		# every signal blocked
+		# the tracing process finished the thread in hand: none is left
+		# with every signal blocked
 		grep -q '^SigBlk:[[:space:]]*fffffffffffbfeff$' "/proc/$BLOCKER_PID/task/$t/status" && blocked_all=$((blocked_all + 1))
 	done
 	echo "threads left with every signal blocked: $blocked_all"
-	[ "$blocked_all" -le 1 ]
+	[ "$blocked_all" -eq 0 ]
 	ask ping
 	ask idle-check
 	[ "$(field n "$REPLY_LINE")" = 1500 ]
@@ -666,13 +666,132 @@ cli_ready() {
 	sleep 0.03
 	kill -KILL "$tool" 2>/dev/null || true
 	wait "$tool" || true
-	sleep 0.2
+	wait_untraced "$BLOCKER_PID"
 	for t in $(tids_of "$BLOCKER_PID"); do
-		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$BLOCKER_PID/task/$t/status")" = 0 ]
 		[[ $(thread_state "$BLOCKER_PID" "$t") != [Tt] ]]
 	done
 	ask ping
 	ask idle-check
+}
+
+# ptrace-tracer.h: the tool's requests come from a process of its own that
+# finishes the thread in hand when the tool is SIGKILLed, then exits.  So
+# no kill, wherever it lands, leaves a thread traced, stopped, with every
+# signal blocked, or running on injected registers (the busy thread checks
+# its registers; a call resumed wrongly fails its check).
+@test "cli: --backend=ptrace SIGKILLed at 20 random moments: nothing left behind, every call behaves" {
+	cli_ready
+	blocker_start --ms=$MS --idle=300
+	ask start 4000
+	local i d st tool cut=0 t name t0 span
+	# the moments are drawn from the length of a whole run, here and now
+	t0=$(date +%s%N)
+	"$PMP" --backend=ptrace -a --interleave=0 -p "$BLOCKER_PID" >/dev/null 2>&1 3>&-
+	span=$((($(date +%s%N) - t0) / 1000000 + 1))
+	echo "a whole run: $span ms"
+	for i in $(seq 20); do
+		"$PMP" --backend=ptrace -a --membind=0 -p "$BLOCKER_PID" >/dev/null 2>&1 3>&- &
+		tool=$!
+		d=$((RANDOM % span))
+		sleep "$((d / 1000)).$(printf '%03d' $((d % 1000)))"
+		kill -KILL "$tool" 2>/dev/null || true
+		st=0
+		wait "$tool" || st=$?
+		[ "$st" -eq 137 ] && cut=$((cut + 1))
+		wait_untraced "$BLOCKER_PID"
+		for t in $(tids_of "$BLOCKER_PID"); do
+			[[ $(thread_state "$BLOCKER_PID" "$t") != [Tt] ]]
+			! grep -q '^SigBlk:[[:space:]]*fffffffffffbfeff$' "/proc/$BLOCKER_PID/task/$t/status"
+		done
+	done
+	echo "kills that cut a run short: $cut of 20"
+	[ "$cut" -ge 5 ]
+	ask ping
+	ask wait
+	for name in "${ROUND[@]}"; do
+		ask report "$name"
+		[ "$(field ok "$REPLY_LINE")" = 1 ]
+	done
+	ask report busy
+	[ "$(field bad "$REPLY_LINE")" = 0 ] && [ "$(field canary "$REPLY_LINE")" = 0 ]
+	ask report sigsuspend
+	[ "$(field ok "$REPLY_LINE")" = 1 ]
+	# and a whole run afterwards sets every thread
+	ask start
+	sleep 0.3
+	run "$PMP" --backend=ptrace -a --membind=0 -p "$BLOCKER_PID"
+	[ "$status" -eq 0 ]
+	check_round 2 0
+	ask idle-check
+	[ "$(field n "$REPLY_LINE")" = 300 ] && [ "$(field same "$REPLY_LINE")" = 300 ]
+}
+
+# vfork_start K N: a pmp-vfork process (K threads parked in vfork, N idle)
+# on fifos; sets VFORK_PID.
+vfork_start() {
+	[ -x "$PMP_VFORK" ] || { echo "pmp-vfork not built ($PMP_VFORK)" >&2; false; }
+	fifo_spawn "$BATS_TEST_TMPDIR/vfork-$1-$2" "$PMP_VFORK" "$1" "$2"
+	BG_PIDS+=("$SPAWN_PID")
+	local line
+	IFS= read -r -t 60 -u "$SPAWN_R" line || { echo "pmp-vfork did not start" >&2; return 1; }
+	VFORK_PID=${line#ready }
+}
+
+# traced_count PID: how many threads of PID are traced.
+traced_count() {
+	grep -l '^TracerPid:[[:space:]]*[1-9]' /proc/"$1"/task/*/status 2>/dev/null | wc -l
+}
+
+# ptrace-ahead.h: a thread that does not stop is waited for alongside the
+# others, and once one has not, every thread left is interrupted at once.
+@test "cli: --backend=ptrace -a, 20 threads that never stop (vfork parents): each named, waited for together, none left traced" {
+	cli_ready
+	vfork_start 20 50
+	local vp=$VFORK_PID t0 ms t
+	t0=$(date +%s%N)
+	run --separate-stderr "$PMP" --backend=ptrace -a --interleave=0 -p "$vp"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "status=$status in $ms ms"
+	echo "$stderr"
+	[ "$status" -eq 64 ]
+	[ "$(grep -c ": did not stop for ptrace within 2 s (uninterruptible sleep? a vfork parent?); left unchanged$" <<<"$stderr")" -eq 20 ]
+	[ "$(grep -c . <<<"$stderr")" -eq 20 ]
+	# one after another they would take 20 x 2 s
+	[ "$ms" -lt 20000 ]
+	for t in $(tids_of "$vp"); do
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$vp/task/$t/status")" = 0 ]
+		if [ "$(thread_state "$vp" "$t")" = D ]; then
+			[ "$(task_policy "$vp" "$t")" = default ]
+			grep -q "^pidmempolicy: failed to set tid $t (pmp-vfork) of pid $vp: did not stop" <<<"$stderr"
+		else
+			[ "$(task_policy "$vp" "$t")" = interleave:0 ]
+		fi
+	done
+	[ "$(grep -l '^State:[[:space:]]*D' /proc/"$vp"/task/*/status | wc -l)" -eq 20 ]
+}
+
+# ptrace-tracer.h: the session's tracer ends with the process, so what
+# never stopped is let go when the tool moves on, not when it exits.
+@test "cli: --backend=ptrace, threads that never stopped are let go before the next process" {
+	cli_ready
+	vfork_start 5 20
+	local first=$VFORK_PID second tool i seen=0
+	vfork_start 1 20
+	second=$VFORK_PID
+	"$PMP" --backend=ptrace -a --interleave=0 -p "$first,$second" >/dev/null 2>&1 3>&- &
+	tool=$!
+	BG_PIDS+=("$tool")
+	# while the tool waits for the second process's parked thread ...
+	for i in $(seq 1000); do
+		[ "$(traced_count "$second")" -gt 0 ] && { seen=1; break; }
+		sleep 0.01
+	done
+	[ "$seen" = 1 ]
+	# ... the first process has nothing traced any more
+	traced_count "$first"
+	[ "$(traced_count "$first")" -eq 0 ]
+	wait "$tool" || true
+	[ "$(traced_count "$second")" -eq 0 ]
 }
 
 @test "cli: --backend=ptrace with /proc mounted hidepid=2: another user's process is named hidden, not exited" {

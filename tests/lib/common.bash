@@ -155,6 +155,20 @@ tids_of() {
 	ls "/proc/$1/task" | sort -n
 }
 
+# wait_untraced PID: wait (5 s at most) until no thread of PID is traced:
+# a SIGKILLed tool's tracing process lets go once it has finished the
+# thread in hand (src/ptrace-tracer.h).  Fails naming the threads still
+# traced, and by whom.
+wait_untraced() {
+	local i traced
+	for i in $(seq 100); do
+		traced=$(grep -H '^TracerPid:[[:space:]]*[1-9]' /proc/"$1"/task/*/status 2>/dev/null) || return 0
+		sleep 0.05
+	done
+	echo "still traced after 5 s: $traced" >&2
+	return 1
+}
+
 # fifo_spawn DIR CMD...: start CMD in the background with its stdin and
 # stdout on the fifos DIR/in and DIR/out and its stderr in DIR/stderr.
 # Sets SPAWN_PID, and SPAWN_W and SPAWN_R: this shell's descriptors that
