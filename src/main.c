@@ -70,17 +70,23 @@ invalid:
 }
 
 /* The syscall where asked for (or, with auto, where the kernel provides
- * it), else ptrace.  -1 when the syscall was required and is missing.
- * --backend=ptrace probes nothing. */
-static int choose_backend(const struct request *req, struct setter *setter, enum backend *backend)
+ * it), else ptrace; why, in *why, for -v.  -1 when the syscall was
+ * required and is missing.  --backend=ptrace probes nothing. */
+static int choose_backend(const struct request *req, struct setter *setter, enum backend *backend,
+			  char *why, size_t len)
 {
 	*backend = BACKEND_PTRACE;
-	if (req->backend == CHOOSE_PTRACE)
-		return 0;
-	if (sys_setter_resolve(setter, getenv("PIDMEMPOLICY_SYSCALL_NR")) == 0) {
-		*backend = BACKEND_SYSCALL;
+	if (req->backend == CHOOSE_PTRACE) {
+		snprintf(why, len, "%s", req->backend_given ? "--backend=ptrace" : "the configured default");
 		return 0;
 	}
+	if (sys_setter_resolve(setter, getenv("PIDMEMPOLICY_SYSCALL_NR")) == 0) {
+		*backend = BACKEND_SYSCALL;
+		snprintf(why, len, "the kernel provides pidfd_set_mempolicy(2) as syscall %ld (number from %s)", setter->nr,
+			 setter->source);
+		return 0;
+	}
+	snprintf(why, len, "this kernel does not provide pidfd_set_mempolicy(2): %s", setter->why);
 	if (req->backend == CHOOSE_AUTO)
 		return 0;
 	*backend = BACKEND_SYSCALL;	/* what a dry run foresees, for a real run's exit 2 */
@@ -106,6 +112,7 @@ int main(int argc, char **argv)
 	char policy_text[1200];
 	enum action action;
 	enum backend backend = BACKEND_SYSCALL;
+	char backend_why[300] = "";
 	bool all_threads, walked = false;
 	int status = EXIT_NONE_APPLIED;
 
@@ -128,7 +135,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (action == ACTION_SET || action == ACTION_DRY_RUN) {
-		if (choose_backend(&req, &setter, &backend) < 0) {
+		if (choose_backend(&req, &setter, &backend, backend_why, sizeof(backend_why)) < 0) {
 			if (action == ACTION_SET) {
 				fprintf(stderr, "pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): %s "
 					"(--backend=ptrace works without it)\n", setter.why);
@@ -148,6 +155,9 @@ int main(int argc, char **argv)
 	run.applier.allow_seccomp = req.allow_seccomp;
 	report_init(&run.report, stdout, stderr, action, req.verbose, req.json,
 		    action == ACTION_SHOW ? NULL : policy_text);
+	if (action == ACTION_SET || action == ACTION_DRY_RUN)
+		report_backend(&run.report, backend == BACKEND_PTRACE ? "ptrace" : "syscall", backend_why);
+	report_begin(&run.report);
 	/* pages belong to the process: --migrate-only needs no thread */
 	all_threads = req.all_threads && action != ACTION_MIGRATE;
 	for (size_t i = 0; i < req.npids; i++) {

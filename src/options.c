@@ -68,9 +68,10 @@ static const struct argp_option option_table[] = {
 	{ "migrate-only", OPT_MIGRATE_ONLY, NULL, 0, "move the existing pages onto the policy's nodes and set no policy (works without pidfd_set_mempolicy)", 4 },
 
 	{ NULL, 0, NULL, 0, "How:", 5 },
-	{ "backend", OPT_BACKEND, "syscall|ptrace|auto", 0,
-	  "syscall: pidfd_set_mempolicy(2) (default); ptrace: have each thread call set_mempolicy(2) itself "
-	  "(any kernel; intrusive); auto: the syscall where the kernel provides it, else ptrace", 5 },
+	{ "backend", OPT_BACKEND, "auto|syscall|ptrace", 0,
+	  "auto: pidfd_set_mempolicy(2) where the kernel provides it (no released Linux does), else ptrace; "
+	  "syscall: pidfd_set_mempolicy(2) or exit 2, never ptrace; ptrace: have each thread call "
+	  "set_mempolicy(2) itself, on any kernel (default: " PMP_DEFAULT_BACKEND_NAME ")", 5 },
 	{ "allow-seccomp", OPT_ALLOW_SECCOMP, NULL, 0,
 	  "with the ptrace backend, inject into threads under a seccomp filter too", 5 },
 
@@ -326,8 +327,9 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		else if (strcmp(arg, "auto") == 0)
 			req->backend = CHOOSE_AUTO;
 		else
-			argp_error(state, "unknown backend '%s' (syscall, ptrace or auto)",
+			argp_error(state, "unknown backend '%s' (auto, syscall or ptrace)",
 				   text_printable(arg, (size_t)-1, why, sizeof(why)));
+		req->backend_given = true;
 		break;
 	case OPT_ALLOW_SECCOMP:
 		req->allow_seccomp = true;
@@ -411,6 +413,7 @@ void options_parse(int argc, char **argv, struct request *req)
 {
 	memset(req, 0, sizeof(*req));
 	req->mode = -1;
+	req->backend = PMP_DEFAULT_BACKEND;
 	argp_err_exit_status = 1;
 	/* getopt names the program after argv[0]: make it the tool's name
 	 * whatever path it was started by. */

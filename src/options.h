@@ -33,7 +33,8 @@ struct request {
 	bool migrate;			/* --migrate: also move existing pages */
 	bool migrate_only;		/* --migrate-only: move pages, set no policy */
 	const char *cgroup;		/* --cgroup=PATH, or NULL */
-	enum backend_choice backend;	/* --backend */
+	enum backend_choice backend;	/* --backend, else the configured default */
+	bool backend_given;		/* --backend was on the command line */
 	bool allow_seccomp;		/* --allow-seccomp */
 };
 

@@ -29,14 +29,27 @@ void report_init(struct report *r, FILE *out, FILE *err, enum action action, boo
 	r->verbose = verbose;
 	r->json = json;
 	r->policy_text = policy_text;
-	if (!json)
+}
+
+void report_backend(struct report *r, const char *name, const char *why)
+{
+	r->backend = name;
+	r->backend_why = why;
+}
+
+void report_begin(struct report *r)
+{
+	if (!r->json)
 		return;
-	fprintf(out, "{\"action\":\"%s\",\"policy\":", action_names[action]);
-	if (policy_text)
-		json_string(out, policy_text);
+	fprintf(r->out, "{\"action\":\"%s\",", action_names[r->action]);
+	if (r->backend)
+		fprintf(r->out, "\"backend\":\"%s\",", r->backend);
+	fputs("\"policy\":", r->out);
+	if (r->policy_text)
+		json_string(r->out, r->policy_text);
 	else
-		fputs("null", out);
-	fputs(",\"threads\":[", out);
+		fputs("null", r->out);
+	fputs(",\"threads\":[", r->out);
 }
 
 /* A name the target chose, as a terminal may show it. */
@@ -291,12 +304,19 @@ int report_finish(struct report *r)
 		else
 			fputc('}', r->out);
 		fprintf(r->out, ",\"exit_status\":%d}\n", status);
-	} else if (r->verbose && r->action == ACTION_DRY_RUN)
-		fprintf(r->out, "%lu would be set, %lu would fail, %lu exited\n", r->applied, r->failed, r->gone);
-	else if (r->verbose)
-		fprintf(r->out, "%lu %s, %lu failed, %lu exited\n", r->applied,
-			r->action == ACTION_SHOW ? "shown" : r->action == ACTION_MIGRATE ? "migrated" : "set",
-			r->failed, r->gone);
+	} else if (r->verbose) {
+		/* the backend with the totals, so that each thread's line is
+		 * where it would be without it */
+		if (r->backend)
+			fprintf(r->out, "backend: %s (%s)\n", r->backend, r->backend_why);
+		if (r->action == ACTION_DRY_RUN)
+			fprintf(r->out, "%lu would be set, %lu would fail, %lu exited\n", r->applied,
+				r->failed, r->gone);
+		else
+			fprintf(r->out, "%lu %s, %lu failed, %lu exited\n", r->applied,
+				r->action == ACTION_SHOW ? "shown" : r->action == ACTION_MIGRATE ? "migrated" : "set",
+				r->failed, r->gone);
+	}
 	if (r->signal)
 		report_interruption(r);
 	return status;

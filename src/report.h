@@ -29,6 +29,8 @@ struct report {
 	bool verbose;
 	bool json;
 	const char *policy_text;	/* the policy in the kernel's text form; NULL for --show */
+	const char *backend;		/* "syscall" or "ptrace" when setting; else NULL */
+	const char *backend_why;	/* why that one, for -v */
 	unsigned long applied, failed, gone;
 	unsigned long objects;		/* JSON objects written */
 	bool header_done;		/* --show table header */
@@ -39,6 +41,13 @@ struct report {
 
 void report_init(struct report *r, FILE *out, FILE *err, enum action action, bool verbose,
 		 bool json, const char *policy_text);
+
+/* The backend that sets (or would set) the policy, and why that one:
+ * --json names it, -v says both.  Before report_begin. */
+void report_backend(struct report *r, const char *name, const char *why);
+
+/* Begin the output: the JSON document's head, or -v's backend line. */
+void report_begin(struct report *r);
 
 /* Room for any task's name as report_task_name gives it. */
 #define REPORT_NAME_SIZE 320

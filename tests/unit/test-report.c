@@ -101,10 +101,29 @@ int main(void)
 		if (!mem)
 			return 99;
 		report_init(&r, mem, mem, ACTION_SET, false, true, "interleave:0");
+		report_backend(&r, "ptrace", "this kernel does not provide pidfd_set_mempolicy(2): test");
+		report_begin(&r);
 		report_task(&r, &h, &o);
 		report_finish(&r);
 		fflush(mem);
 		ok(strstr(text, "\"errno\":\"unknown errno\"") != NULL, "and in JSON: %s", text);
+		ok(strncmp(text, "{\"action\":\"set\",\"backend\":\"ptrace\",\"policy\":\"interleave:0\",", 52) == 0,
+		   "JSON names the backend: %s", text);
+		fclose(mem);
+		free(text);
+
+		/* -v: the backend and why, with the totals */
+		text = NULL;
+		mem = open_memstream(&text, &len);
+		if (!mem)
+			return 99;
+		report_init(&r, mem, mem, ACTION_SET, true, false, "interleave:0");
+		report_backend(&r, "syscall", "the kernel provides it");
+		report_begin(&r);
+		report_finish(&r);
+		fflush(mem);
+		is_str(text, "backend: syscall (the kernel provides it)\n0 set, 0 failed, 0 exited\n",
+		       "-v names the backend and why, before the totals");
 		fclose(mem);
 		free(text);
 	}
