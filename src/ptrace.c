@@ -713,9 +713,11 @@ static void unhold_job(void *arg)
 /* The tracing task ended in the middle of a call (it crashed, or was
  * killed by itself): the kernel let go of the thread, which may have
  * been changed or not. */
-static int tracer_gone(struct tracee *t)
+static int tracer_gone(struct tracee *t, bool held)
 {
-	return tracee_verdict(t, FAIL_INJECTION, ECHILD, "the tracing process ended");
+	return tracee_verdict(t, FAIL_INJECTION, 0, held ?
+			      "the tracing process ended while it held the thread, which may be half-changed" :
+			      "the tracing process ended before the thread was changed");
 }
 
 /* From attach to detach: the thread is released whatever happened. */
@@ -726,14 +728,14 @@ static void seize_work_release(struct tracee *t, int (*work)(struct tracee *t))
 	bool held;
 
 	if (tracer_call(&t->s->tracer, attach_job, &j) < 0) {
-		(void)tracer_gone(t);
+		(void)tracer_gone(t, false);
 		return;
 	}
 	if (!j.ready)
 		return;
 	held = hold_caller_signals(&old);
 	if (tracer_call(&t->s->tracer, work_job, &j) < 0)
-		(void)tracer_gone(t);
+		(void)tracer_gone(t, true);
 	if (held)
 		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
