@@ -9,11 +9,11 @@ NOTE_RE='^pidmempolicy: note: this kernel does not provide pidfd_set_mempolicy\(
 
 teardown() { stop_threaded; }
 
-@test "dry run of the process: one line for its main thread" {
+@test "dry run (syscall backend) of the process: one line for its main thread, the note" {
 	require_fact "the caller lacks CAP_SYS_NICE, so a dry run foresees a refusal (run as root)" has_cap 23
 	require_fact "host kernel provides pidfd_set_mempolicy: this test needs a stock kernel" stock_kernel
 	start_threaded 3
-	run --separate-stderr "$PMP_SECCOMP" --deny=451 -- "$PMP" --dry-run --interleave=0 -p "$THREADED_PID"
+	run --separate-stderr "$PMP_SECCOMP" --deny=451 -- "$PMP" --backend=syscall --dry-run --interleave=0 -p "$THREADED_PID"
 	[ "$status" -eq 0 ]
 	[ "$output" = "would set pid $THREADED_PID (python3) to interleave:0" ]
 	[[ "$stderr" =~ $NOTE_RE ]]
@@ -108,26 +108,28 @@ teardown() { stop_threaded; }
 	done
 }
 
-@test "--verbose on a kernel without the syscall still exits 2 before any line" {
+@test "--backend=syscall --verbose on a kernel without the syscall still exits 2 before any line" {
 	require_fact "host kernel provides pidfd_set_mempolicy: this test needs a stock kernel" stock_kernel
-	run --separate-stderr "$PMP" -v -l -p $$
+	run --separate-stderr "$PMP" --backend=syscall -v -l -p $$
 	[ "$status" -eq 2 ]
 	[ -z "$output" ]
 }
 
-@test "dry run foresees a kernel thread: would fail, exit 1" {
+@test "dry run (syscall backend) foresees a kernel thread: would fail, exit 1" {
 	require_fact "pid 2 is not kthreadd here (a PID namespace)" is_kthreadd 2
-	run --separate-stderr "$PMP" -n --interleave=0 -p 2
+	run --separate-stderr "$PMP" --backend=syscall -n --interleave=0 -p 2
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
 	[[ "$stderr" == *$'\n'"pidmempolicy: would fail to set pid 2 (kthreadd): pid 2 is a kernel thread; its policy cannot be changed" ]]
 }
 
-@test "dry run foresees a caller without CAP_SYS_NICE" {
+@test "dry run (syscall backend) foresees a caller without CAP_SYS_NICE" {
 	require_fact "cannot drop CAP_SYS_NICE from the bounding set (needs CAP_SETPCAP)" setpriv --bounding-set=-sys_nice -- true
 	start_threaded 0
-	run --separate-stderr setpriv --bounding-set=-sys_nice -- "$PMP" -n -v --localalloc -p "$THREADED_PID"
+	run --separate-stderr setpriv --bounding-set=-sys_nice -- "$PMP" --backend=syscall -n -v --localalloc -p "$THREADED_PID"
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *$'\n'"pidmempolicy: would fail to set pid $THREADED_PID (python3): needs CAP_SYS_NICE (try sudo)" ]]
-	[ "$output" = "0 would be set, 1 would fail, 0 exited" ]
+	[[ ${lines[0]} == "backend: syscall (this kernel does not provide pidfd_set_mempolicy(2): "* ]]
+	[ "${lines[1]}" = "0 would be set, 1 would fail, 0 exited" ]
+	[ "${#lines[@]}" -eq 2 ]
 }

@@ -108,9 +108,9 @@ no_control_bytes() {
 	no_control_bytes "$output"
 }
 
-@test "names: escaped in failure lines (a dry run without CAP_SYS_NICE)" {
+@test "names: escaped in failure lines (a syscall-backend dry run without CAP_SYS_NICE)" {
 	start_named
-	run --separate-stderr setpriv --bounding-set=-sys_nice -- "$PMP" -n -a -l -p "$TARGET_PID"
+	run --separate-stderr setpriv --bounding-set=-sys_nice -- "$PMP" --backend=syscall -n -a -l -p "$TARGET_PID"
 	[ "$status" -eq 1 ]
 	want=""
 	for i in "${!NAMES[@]}"; do
@@ -142,6 +142,7 @@ no_control_bytes() {
 	for i in "${!NAMES[@]}"; do
 		want+="set tid ${TIDS[$i]} (${SHOWN[$i]}) of pid $TARGET_PID to bind:0"$'\n'
 	done
+	want+="backend: ptrace (--backend=ptrace)"$'\n'
 	want+="${#NAMES[@]} set, 0 failed, 0 exited"$'\n'
 	diff <(printf '%s\n' "$output" | od -c) <(printf '%s' "$want" | od -c)
 }
@@ -320,7 +321,7 @@ sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)' \
 	start_child
 	run --separate-stderr "$PMP" --backend=ptrace -v --membind=0 -p "$CHILD_PID,$CHILD_PID" -p "$CHILD_PID"
 	[ "$status" -eq 0 ]
-	[ "$output" = "set pid $CHILD_PID (sleep) to bind:0"$'\n'"1 set, 0 failed, 0 exited" ]
+	[ "$output" = "set pid $CHILD_PID (sleep) to bind:0"$'\n'"backend: ptrace (--backend=ptrace)"$'\n'"1 set, 0 failed, 0 exited" ]
 }
 
 @test "--all is --all-threads" {
