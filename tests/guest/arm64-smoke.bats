@@ -66,9 +66,9 @@ NOT_PROVIDED_START="pidmempolicy: this kernel does not provide pidfd_set_mempoli
 	grep -qx $'Mems_allowed_list:\t0-3' "/proc/$TARGET_PID/status"
 }
 
-@test "arm64: --interleave on the stock kernel exits 2, says why, changes nothing" {
+@test "arm64: --backend=syscall on the stock kernel exits 2, says why, changes nothing" {
 	target_start
-	run --separate-stderr "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	run --separate-stderr "$PMP" --backend=syscall --interleave=0-3 -p "$TARGET_PID"
 	echo "$stderr"
 	[ "$status" -eq 2 ]
 	[ -z "$output" ]
@@ -83,4 +83,14 @@ NOT_PROVIDED_START="pidmempolicy: this kernel does not provide pidfd_set_mempoli
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "0 0 4096 0" ]
+}
+
+@test "arm64: the default on the stock kernel sets through ptrace and says so" {
+	target_start
+	run --separate-stderr "$PMP" -v --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to interleave:0-3" ]
+	[[ ${lines[1]} == "backend: ptrace (this kernel does not provide pidfd_set_mempolicy(2): "* ]]
+	[ "$(task_policy "$TARGET_PID")" = interleave:0-3 ]
 }

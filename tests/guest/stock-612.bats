@@ -43,15 +43,15 @@ teardown() {
 	guard_kills_raw_call 451
 }
 
-@test "stock 6.12: default build (451): exit 2, the message, 451 never called, target unchanged" {
+@test "stock 6.12: default build (451), --backend=syscall: exit 2, the message, 451 never called, target unchanged" {
 	target_start
-	not_provided pmp-seccomp --deny=451 -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	not_provided pmp-seccomp --deny=451 -- "$PMP" --backend=syscall --interleave=0-3 -p "$TARGET_PID"
 	[ -z "$output" ]
 }
 
-@test "stock 6.12: PIDMEMPOLICY_SYSCALL_NR=451 with -a: exit 2, the message, 451 never called" {
+@test "stock 6.12: PIDMEMPOLICY_SYSCALL_NR=451 with -a, --backend=syscall: exit 2, the message, 451 never called" {
 	target_start --threads=2
-	PIDMEMPOLICY_SYSCALL_NR=451 run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" -a --membind=1 -p "$TARGET_PID"
+	PIDMEMPOLICY_SYSCALL_NR=451 run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --backend=syscall -a --membind=1 -p "$TARGET_PID"
 	[ "$status" -eq 2 ]
 	[ -z "$output" ]
 	[ "$stderr" = "$NOT_PROVIDED" ]
@@ -71,18 +71,18 @@ teardown() {
 	mount -t tmpfs tmpfs "$TRACEFS"
 	mkdir -p "$TRACEFS/events/syscalls/sys_enter_pidfd_set_mempolicy"
 	target_start
-	PIDMEMPOLICY_SYSCALL_NR=451 not_provided pmp-seccomp --deny=451 -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	PIDMEMPOLICY_SYSCALL_NR=451 not_provided pmp-seccomp --deny=451 -- "$PMP" --backend=syscall --interleave=0-3 -p "$TARGET_PID"
 }
 
 @test "stock 6.12: PIDMEMPOLICY_SYSCALL_NR=463 (the port's number): exit 2, 463 never called" {
 	target_start
-	PIDMEMPOLICY_SYSCALL_NR=$PMP_NR_612 not_provided pmp-seccomp --deny="$PMP_NR_612" -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	PIDMEMPOLICY_SYSCALL_NR=$PMP_NR_612 not_provided pmp-seccomp --deny="$PMP_NR_612" -- "$PMP" --backend=syscall --interleave=0-3 -p "$TARGET_PID"
 }
 
 @test "stock 6.12: --weighted-interleave is refused the same way (the mode exists, the syscall does not)" {
 	[ -d /sys/kernel/mm/mempolicy/weighted_interleave ]
 	target_start
-	not_provided pmp-seccomp --deny=451 -- "$PMP" --weighted-interleave=0-3 -p "$TARGET_PID"
+	not_provided pmp-seccomp --deny=451 -- "$PMP" --backend=syscall --weighted-interleave=0-3 -p "$TARGET_PID"
 }
 
 @test "stock 6.12, --backend=ptrace -a: every thread set and its new memory interleaved, 451 never called" {
@@ -102,4 +102,15 @@ teardown() {
 	[ "$status" -eq 0 ]
 	addr=$(target_cmd alloc-thread 1 16)
 	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "0 4096 0 0" ]
+}
+
+@test "stock 6.12: the default sets every thread through ptrace, says so, never calls 451 or 463" {
+	target_start --threads=2
+	PIDMEMPOLICY_SYSCALL_NR=451 run --separate-stderr pmp-seccomp --deny=451,463 -- "$PMP" --json -a --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(jq -r .backend <<<"$output")" = ptrace ]
+	[ "$(jq -r .totals.set <<<"$output")" = 3 ]
+	target_threads_have interleave:0-3
 }

@@ -50,7 +50,7 @@ teardown() {
 
 @test "told 440 (process_madvise, which answers the probes alike): the proof refuses it, exit 2, target unchanged" {
 	target_start
-	PIDMEMPOLICY_SYSCALL_NR=440 run --separate-stderr "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	PIDMEMPOLICY_SYSCALL_NR=440 run --separate-stderr "$PMP" --backend=syscall --interleave=0-3 -p "$TARGET_PID"
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): syscall 440 did not set the caller's own policy (it is not pidfd_set_mempolicy) (--backend=ptrace works without it)" ]
 	[ "$(task_policy "$TARGET_PID")" = default ]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Linux 6.1 WITHOUT the patch: the tool must say the syscall is not
-# provided, exit 2, change nothing, and never issue the number it was
+# Linux 6.1 WITHOUT the patch: by default the tool sets through ptrace;
+# with --backend=syscall it must say the syscall is not provided, exit 2,
+# change nothing.  Either way it never issues the number it was
 # configured with (a seccomp filter would kill it with SIGSYS if it did).
 
 load lib
@@ -15,20 +16,20 @@ setup() {
 	guard_kills_raw_call 451
 }
 
-@test "stock 6.1: exit 2, the message, 451 never called, target unchanged" {
+@test "stock 6.1, --backend=syscall: exit 2, the message, 451 never called, target unchanged" {
 	target_start
-	not_provided pmp-seccomp --deny=451 -- "$PMP" --interleave=0-3 -p "$TARGET_PID"
+	not_provided pmp-seccomp --deny=451 -- "$PMP" --backend=syscall --interleave=0-3 -p "$TARGET_PID"
 	[ -z "$output" ]
 }
 
-@test "stock 6.1: the same with -a and a run-time number override" {
+@test "stock 6.1, --backend=syscall: the same with -a and a run-time number override" {
 	target_start --threads=2
-	PIDMEMPOLICY_SYSCALL_NR=451 not_provided pmp-seccomp --deny=451 -- "$PMP" -a --membind=1 -p "$TARGET_PID"
+	PIDMEMPOLICY_SYSCALL_NR=451 not_provided pmp-seccomp --deny=451 -- "$PMP" --backend=syscall -a --membind=1 -p "$TARGET_PID"
 }
 
-@test "stock 6.1: --dry-run still plans, with a note, and changes nothing" {
+@test "stock 6.1, --backend=syscall: --dry-run still plans, with a note, and changes nothing" {
 	target_start
-	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" -n --interleave=0-3 -p "$TARGET_PID"
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --backend=syscall -n --interleave=0-3 -p "$TARGET_PID"
 	[ "$status" -eq 0 ]
 	[ "$output" = "would set pid $TARGET_PID (pmp-target) to interleave:0-3" ]
 	[[ "$stderr" == "pidmempolicy: note: this kernel does not provide pidfd_set_mempolicy(2)"* ]]
@@ -52,9 +53,9 @@ setup() {
 	[ "$(task_policy "$TARGET_PID")" = default ]
 }
 
-@test "stock 6.1: --migrate (which also sets) still exits 2" {
+@test "stock 6.1, --backend=syscall: --migrate (which also sets) still exits 2" {
 	target_start
-	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --migrate --membind=2 -p "$TARGET_PID"
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --backend=syscall --migrate --membind=2 -p "$TARGET_PID"
 	[ "$status" -eq 2 ]
 }
 
@@ -86,6 +87,7 @@ setup() {
 	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --backend=auto -v --preferred=1 -p "$TARGET_PID"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to prefer:1" ]
+	[[ ${lines[1]} == "backend: ptrace (this kernel does not provide pidfd_set_mempolicy(2): "* ]]
 	[ "$(task_policy "$TARGET_PID")" = "prefer:1" ]
 }
 
@@ -117,4 +119,27 @@ setup() {
 	[ "$stderr" = "pidmempolicy: failed to set pid $pid (pmp-sleep32): tid $pid is a 32-bit task; the ptrace backend does not inject into it" ]
 	[ "$(task_policy "$pid")" = default ]
 	[ "$(thread_state "$pid" "$pid")" = S ]
+}
+
+@test "stock 6.1: the default sets every thread through ptrace, says so, never calls 451" {
+	target_start --threads=2
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --json -a --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(jq -r .backend <<<"$output")" = ptrace ]
+	[ "$(jq -r .totals.set <<<"$output")" = 3 ]
+	target_threads_have interleave:0-3
+	addr=$(target_cmd alloc-thread 1 64)
+	evenly_on_4_nodes "$addr"
+}
+
+@test "stock 6.1: the default --migrate sets through ptrace and moves the pages" {
+	target_start
+	addr=$(target_cmd alloc 16)
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --migrate --membind=2 -p "$TARGET_PID"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 0 ]
+	[ "$(task_policy "$TARGET_PID")" = bind:2 ]
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "0 0 4096 0" ]
 }
