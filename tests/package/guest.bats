@@ -19,3 +19,17 @@ bats_require_minimum_version 1.5.0
 	[[ ${lines[0]} == *PID*POLICY* ]]
 	[[ ${lines[1]} =~ ^\ *1\ +1\  ]]
 }
+
+@test "package: on this stock kernel the default sets a running process (through ptrace)" {
+	sleep 300 &
+	local pid=$!
+	run --separate-stderr pidmempolicy -v --interleave=0-3 -p "$pid"
+	local policy
+	policy=$(awk 'NR == 1 { print $2 }' "/proc/$pid/numa_maps")
+	kill "$pid"
+	echo "status=$status out=$output err=$stderr policy=$policy"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "set pid $pid (sleep) to interleave:0-3" ]
+	[[ ${lines[1]} == "backend: ptrace ("* ]]
+	[ "$policy" = interleave:0-3 ]
+}
