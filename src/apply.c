@@ -254,6 +254,7 @@ static void set_by_ptrace(struct applier *a, struct task_handle *h, struct outco
 	if (!a->session)
 		a->session = ptrace_session_begin(h->pid);
 	ptrace_set_thread_policy(a->session, h, &req, &res);
+	o->held_us = res.held_us;
 	if (res.failure == FAIL_NONE) {
 		/* the call ran in the thread: the syscall's errors, from itself */
 		if (res.err)
@@ -315,7 +316,7 @@ static void set_by_syscall(struct applier *a, struct task_handle *h, struct outc
 
 void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
 {
-	*o = (struct outcome){ .detail.yama_scope = -1 };
+	*o = (struct outcome){ .detail.yama_scope = -1, .held_us = -1 };
 	/* reading /proc needs no pidfd: a kernel without thread pidfds can
 	 * still show every thread */
 	if (a->action == ACTION_SHOW && h->problem == FAIL_NO_THREAD_PIDFD) {

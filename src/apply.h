@@ -44,6 +44,8 @@ struct outcome {
 	struct failure_detail detail;	/* what the failure's message needs */
 	struct migration migration;
 	const struct task_state *state;	/* OUTCOME_SHOWN: what the task has now */
+	long held_us;			/* the ptrace backend: how long the thread was
+					 * held (interrupt to release); -1 if not */
 };
 
 enum backend {

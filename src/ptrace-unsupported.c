@@ -46,6 +46,7 @@ void ptrace_set_thread_policy(struct ptrace_session *s, const struct task_handle
 	memset(res, 0, sizeof(*res));
 	res->failure = FAIL_ARCH_UNSUPPORTED;
 	res->yama_scope = -1;
+	res->held_us = -1;
 	snprintf(res->detail, sizeof(res->detail), "the ptrace backend supports x86_64 and aarch64 only");
 }
 

@@ -177,12 +177,17 @@ static int syscall_info(struct tracee *t, struct pmp_syscall_info *si)
 	return 0;
 }
 
-static long elapsed_ms(const struct timespec *since)
+static long elapsed_us(const struct timespec *since)
 {
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
+	return (now.tv_sec - since->tv_sec) * 1000000 + (now.tv_nsec - since->tv_nsec) / 1000;
+}
+
+static long elapsed_ms(const struct timespec *since)
+{
+	return elapsed_us(since) / 1000;
 }
 
 /* The tracee exited (or was reaped by the kernel): nothing more to do. */
@@ -438,6 +443,8 @@ static void release(struct tracee *t)
 	}
 	t->seized = false;
 	t->stopped = false;
+	if (t->interrupted)
+		t->res->held_us = elapsed_us(&t->since);
 	if (t->held_stop)
 		(void)syscall(SYS_tgkill, t->pid, t->tid, t->held_stop);
 }
@@ -749,6 +756,7 @@ static struct tracee *tracee_checked(struct ptrace_session *s, const struct task
 
 	memset(res, 0, sizeof(*res));
 	res->yama_scope = -1;
+	res->held_us = -1;
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		res->failure = FAIL_INJECTION;
@@ -780,6 +788,7 @@ static void on_thread(struct ptrace_session *s, const struct task_handle *h,
 	if (!s) {	/* its session could not be made */
 		memset(res, 0, sizeof(*res));
 		res->yama_scope = -1;
+		res->held_us = -1;
 		res->failure = FAIL_INJECTION;
 		res->err = ENOMEM;
 		snprintf(res->detail, sizeof(res->detail), "out of memory");

@@ -142,6 +142,8 @@ struct ptrace_result {
 				 * otherwise the errno behind the failure */
 	pid_t tracer;		/* FAIL_ALREADY_TRACED: the tracer's pid */
 	int yama_scope;		/* /proc/sys/kernel/yama/ptrace_scope, -1 if absent */
+	long held_us;		/* from its interrupt to its release, -1 if not
+				 * held: how long it was kept from running, at most */
 	char detail[96];	/* FAIL_INJECTION: where it failed; FAIL_EXITED:
 				 * set when the identity check refused */
 };

@@ -108,6 +108,8 @@ static void json_task(struct report *r, struct task_handle *h, const struct outc
 	fprintf(f, "%s{\"pid\":%d,\"tid\":%d,\"comm\":", r->objects++ ? "," : "", (int)h->pid, (int)h->tid);
 	json_string(f, targets_task_stat(h)->comm);
 	fprintf(f, ",\"result\":\"%s\"", result_name(r, o));
+	if (o->held_us >= 0)
+		fprintf(f, ",\"held_us\":%ld", o->held_us);
 	if (o->kind == OUTCOME_SHOWN) {
 		fputs(",\"policy\":", f);
 		json_string(f, o->state->policy);

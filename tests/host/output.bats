@@ -411,3 +411,15 @@ MAIN_EXITED='the main thread of pid %s has exited; its other threads run (use -a
 	[[ "$stderr" =~ ^pidmempolicy:\ failed\ to\ set\ pid\ ([0-9]+)\ .*:\ pid\ ([0-9]+)\ is\ pidmempolicy\ itself\;\ the\ ptrace\ backend\ cannot\ trace\ it$ ]]
 	[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]
 }
+
+@test "--json with the ptrace backend: how long each thread was held; a dry run holds none" {
+	need_ptrace_arch
+	start_threaded 3
+	run --separate-stderr "$PMP" --backend=ptrace --json -a --interleave=0 -p "$THREADED_PID"
+	[ "$status" -eq 0 ]
+	[ "$(jq '[.threads[] | select(.result == "set" and (.held_us | type) == "number" and .held_us >= 0)] | length' <<<"$output")" -eq 4 ]
+	run --separate-stderr "$PMP" --backend=ptrace --json -n -a --interleave=0 -p "$THREADED_PID"
+	[ "$status" -eq 0 ]
+	[ "$(jq '[.threads[] | select(has("held_us"))] | length' <<<"$output")" -eq 0 ]
+	[ "$(jq -r .backend <<<"$output")" = ptrace ]
+}
