@@ -6,7 +6,8 @@
 # VERSION is the kernel (6.1 by default; 6.12 for the port, where -a
 # reaches every thread).  Timings under TCG emulation are slow in absolute
 # terms; the ratios are what to read.  Then host-costs.sh times the same
-# calls on the host's kernel, without emulation.
+# calls on the host's kernel, without emulation, and host-ptrace.sh the
+# ptrace backend there against taskset (make bench-host runs that alone).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 builddir=${1:?usage: bench.sh BUILDDIR [VERSION]}
@@ -31,3 +32,6 @@ trap 'rm -f "$script"' EXIT
 # the same calls on the host's kernel, not emulated, for comparison
 echo
 "$here/host-costs.sh" "$builddir"
+# and the ptrace backend there, the default on stock kernels
+echo
+"$here/host-ptrace.sh" "$builddir"
