@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cgroup.c - the processes listed in a cgroup's cgroup.procs, each walked
- * as if named with -p, each once however often the list is re-read.
+ * cgroup.c - the processes of a cgroup v2 subtree (the cgroup.procs of the
+ * cgroup and of every cgroup below it, as systemd slices and Kubernetes
+ * pods keep theirs in leaves), each walked as if named with -p, each once
+ * however often the lists are re-read; and whether a process is frozen.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -17,26 +24,54 @@
 #include "tidset.h"
 
 #define MAX_RESCANS 64
+#define MAX_DEPTH 64	/* deeper than any layout systemd or Kubernetes makes */
 
-bool cgroup_is_dir(const char *dir)
+int cgroup_check(const char *dir, char *why, size_t len)
 {
 	char path[4096];
+	struct statfs fs;
 	int n = snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 
-	return n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0;
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		snprintf(why, len, "path too long");
+		return -1;
+	}
+	if (statfs(dir, &fs) < 0) {
+		snprintf(why, len, "%s", strerror(errno));
+		return -1;
+	}
+	/* a cgroup v1 controller's root would take every process */
+	if (fs.f_type != CGROUP2_SUPER_MAGIC) {
+		snprintf(why, len, "not on a cgroup2 file system");
+		return -1;
+	}
+	if (access(path, R_OK) < 0) {
+		snprintf(why, len, "no readable cgroup.procs");
+		return -1;
+	}
+	return 0;
 }
 
-/* One pass over cgroup.procs: walk every process not seen before.
- * Returns the number of new processes, or -1 (errno set). */
-static long scan_cgroup(const char *path, struct tidset *seen, bool all_threads,
-			const struct task_visitor *v)
+/* One pass over a cgroup.procs: walk every process not seen before.
+ * Returns the number of new processes, or -1 (errno set).  The file is
+ * opened without blocking and must be a regular file, as cgroupfs makes
+ * it. */
+static long scan_procs(const char *path, struct tidset *seen, bool all_threads,
+		       const struct task_visitor *v)
 {
 	char line[32];
 	long fresh = 0;
-	FILE *f = fopen(path, "re");
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	FILE *f;
 
-	if (!f)
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;	/* removed meanwhile */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		errno = EINVAL;
 		return -1;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		struct pid_spec spec = { 0 };
 		int added;
@@ -61,29 +96,80 @@ static long scan_cgroup(const char *path, struct tidset *seen, bool all_threads,
 	return fresh;
 }
 
-int cgroup_walk(const char *dir, bool all_threads, const struct task_visitor *v)
+/* One pass over the cgroup at path (its length len) and every cgroup
+ * below it, parents first. */
+static long scan_tree(char *path, size_t len, size_t cap, int depth, struct tidset *seen,
+		      bool all_threads, const struct task_visitor *v)
 {
-	struct tidset seen = { 0 };
-	char path[4096];
-	int ret = 0;
+	long fresh, sub;
+	struct dirent *de;
+	DIR *d;
 
-	if (snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= (int)sizeof(path)) {
+	if (len + sizeof("/cgroup.procs") > cap) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
+	strcpy(path + len, "/cgroup.procs");
+	fresh = scan_procs(path, seen, all_threads, v);
+	path[len] = '\0';
+	if (fresh < 0 || depth >= MAX_DEPTH || interrupt_signal())
+		return fresh;
+	d = opendir(path);
+	if (!d)		/* removed meanwhile */
+		return fresh;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (len + 1 + n >= cap) {
+			closedir(d);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		path[len] = '/';
+		memcpy(path + len + 1, de->d_name, n + 1);
+		sub = scan_tree(path, len + 1 + n, cap, depth + 1, seen, all_threads, v);
+		path[len] = '\0';
+		if (sub < 0) {
+			closedir(d);
+			return -1;
+		}
+		fresh += sub;
+	}
+	closedir(d);
+	return fresh;
+}
+
+long cgroup_walk(const char *dir, bool all_threads, const struct task_visitor *v)
+{
+	struct tidset seen = { 0 };
+	char path[4096];
+	size_t len = strlen(dir);
+	long found = 0;
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(path, dir, len);
+	path[len] = '\0';
 	for (int pass = 0; pass < MAX_RESCANS; pass++) {
-		long fresh = scan_cgroup(path, &seen, all_threads, v);
+		long fresh = scan_tree(path, len, sizeof(path), 0, &seen, all_threads, v);
 
 		if (fresh < 0) {
-			ret = -1;
+			found = -1;
 			break;
 		}
+		found += fresh;
 		/* interrupted, one pass has counted what was not reached */
 		if (fresh == 0 || interrupt_signal())
 			break;
 	}
 	tidset_release(&seen);
-	return ret;
+	return found;
 }
 
 /* ---- frozen cgroups ------------------------------------------------------ */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cgroup.h - --cgroup: the processes of a cgroup v2 directory as targets.
+ * cgroup.h - --cgroup: the processes of a cgroup v2 subtree as targets.
  */
 #ifndef PMP_CGROUP_H
 #define PMP_CGROUP_H
@@ -11,13 +11,16 @@
 
 #include "targets.h"
 
-/* Whether dir looks like a cgroup v2 directory (has cgroup.procs). */
-bool cgroup_is_dir(const char *dir);
+/* Whether dir is a cgroup v2 directory: on a cgroup2 file system (a v1
+ * hierarchy is refused: its controller root would hold every process),
+ * with a readable cgroup.procs.  0, or -1 with why in why. */
+int cgroup_check(const char *dir, char *why, size_t len);
 
-/* Every process of the cgroup directory `dir` (its cgroup.procs), with
- * all_threads each of their threads, re-reading the list until a pass
- * finds no new process.  Returns 0, or -1 with errno. */
-int cgroup_walk(const char *dir, bool all_threads, const struct task_visitor *v);
+/* Every process of the cgroup directory `dir` and of every cgroup below
+ * it, with all_threads each of their threads, re-reading the lists until
+ * a pass finds no new process.  Returns how many processes were found,
+ * or -1 with errno. */
+long cgroup_walk(const char *dir, bool all_threads, const struct task_visitor *v);
 
 /* Whether process pid sits in a frozen cgroup, whose threads would never
  * reach a ptrace stop: cgroup v2 (its cgroup.events says "frozen 1", or

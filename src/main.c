@@ -121,10 +121,13 @@ int main(int argc, char **argv)
 	action = action_of(&req);
 	interrupt_catch();
 
-	if (req.cgroup && !cgroup_is_dir(req.cgroup)) {
-		fprintf(stderr, "pidmempolicy: %s is not a cgroup v2 directory (no readable cgroup.procs)\n",
-			req.cgroup);
-		goto out;
+	if (req.cgroup) {
+		char why[200];
+
+		if (cgroup_check(req.cgroup, why, sizeof(why)) < 0) {
+			fprintf(stderr, "pidmempolicy: %s is not a cgroup v2 directory (%s)\n", req.cgroup, why);
+			goto out;
+		}
 	}
 	if (action != ACTION_SHOW) {
 		if (policy_from_request(&req, &policy) < 0)
@@ -169,12 +172,18 @@ int main(int argc, char **argv)
 			report_failure(&run.report, what);
 		}
 	}
-	if (req.cgroup && cgroup_walk(req.cgroup, all_threads, &visitor) < 0) {
+	if (req.cgroup) {
+		long found = cgroup_walk(req.cgroup, all_threads, &visitor);
 		char what[4200];
 
-		snprintf(what, sizeof(what), "cannot list the processes of cgroup %s: %s",
-			 req.cgroup, strerror(errno));
-		report_failure(&run.report, what);
+		if (found < 0)
+			snprintf(what, sizeof(what), "cannot list the processes of cgroup %s: %s",
+				 req.cgroup, strerror(errno));
+		else if (found == 0 && !interrupt_signal())
+			snprintf(what, sizeof(what), "cgroup %s has no processes (nor has any cgroup below it)",
+				 req.cgroup);
+		if (found < 0 || (found == 0 && !interrupt_signal()))
+			report_failure(&run.report, what);
 	}
 	/* a signal caught from here on comes too late to stop anything */
 	walked = true;

@@ -134,7 +134,30 @@ teardown() {
 @test "option --cgroup on a directory that is no cgroup: refused before anything" {
 	run --separate-stderr "$PMP" --cgroup=/tmp --membind=1
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "pidmempolicy: /tmp is not a cgroup v2 directory (no readable cgroup.procs)" ]
+	[ "$stderr" = "pidmempolicy: /tmp is not a cgroup v2 directory (not on a cgroup2 file system)" ]
+}
+
+@test "option --cgroup takes the subtree: processes in leaf cgroups (a slice's services) are set" {
+	mkdir -p "$CG/app.slice/web.service" "$CG/app.slice/db.service" "$CG/idle.slice/none.service"
+	target_start --name=web
+	target_start --name=db
+	target_start --name=out
+	echo "$TARGET_PID_web" > "$CG/app.slice/web.service/cgroup.procs"
+	echo "$TARGET_PID_db" > "$CG/app.slice/db.service/cgroup.procs"
+	run --separate-stderr "$PMP" -v --cgroup="$CG/app.slice" --membind=2
+	echo "$output $stderr"
+	[ "$status" -eq 0 ]
+	[ "$(task_policy "$TARGET_PID_web")" = "bind:2" ]
+	[ "$(task_policy "$TARGET_PID_db")" = "bind:2" ]
+	[ "$(task_policy "$TARGET_PID_out")" = default ]
+	[ "${lines[-1]}" = "2 set, 0 failed, 0 exited" ]
+	# a subtree with no process says so
+	run --separate-stderr "$PMP" --cgroup="$CG/idle.slice" --membind=2
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: cgroup $CG/idle.slice has no processes (nor has any cgroup below it)" ]
+	for n in web db out; do target_stop --name=$n; done
+	rmdir "$CG/app.slice/web.service" "$CG/app.slice/db.service" "$CG/app.slice" \
+		"$CG/idle.slice/none.service" "$CG/idle.slice" 2>/dev/null || true
 }
 
 @test "the default picks the verified syscall here: never a ptrace(2) call (seccomp), -v and --json say so" {
