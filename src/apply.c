@@ -21,6 +21,7 @@
 #include "privs.h"
 #include "ptrace.h"
 #include "procfs.h"
+#include "spread.h"
 #include "text.h"
 
 /* The one rule for how a failure counts: a thread found by -a that has
@@ -172,10 +173,29 @@ static void read_state(struct applier *a, struct task_handle *h, struct outcome 
 	o->kind = OUTCOME_SHOWN;
 }
 
+/* An interleave: the pages re-spread evenly over its nodes (spread.h). */
+static void spread_pages(const struct applier *a, struct task_handle *h, struct migration *m)
+{
+	struct spread_result res;
+
+	if (sys_pidfd_exited(h->pidfd) != 0) {
+		m->err = ESRCH;
+		return;
+	}
+	(void)spread_process(h->pid, a->policy->nodes, &res);
+	m->spread = true;
+	m->moved = !res.err;
+	m->err = res.err;
+	m->pages = res.pages;
+	m->moved_pages = res.moved;
+	m->not_moved = res.not_moved;
+}
+
 /* Move the pages the process already has onto the policy's nodes:
- * migrate_pages(2) from every other node to them.  Done on the main
- * thread's handle, while its pidfd is held and alive, so the PID still
- * names the process that was confirmed. */
+ * migrate_pages(2) from every other node to them; for an interleave, an
+ * even share on each of its nodes.  Done on the main thread's handle,
+ * while its pidfd is held and alive, so the PID still names the process
+ * that was confirmed. */
 static void migrate_process(const struct applier *a, struct task_handle *h, struct migration *m)
 {
 	struct bitmask *from;
@@ -183,6 +203,10 @@ static void migrate_process(const struct applier *a, struct task_handle *h, stru
 
 	if (h->tid != h->pid || !a->policy->nodes)
 		return;
+	if (a->policy->mode == MPOL_INTERLEAVE) {
+		spread_pages(a, h, m);
+		return;
+	}
 	from = numa_allocate_nodemask();
 	if (!from) {
 		m->err = ENOMEM;

@@ -34,6 +34,8 @@ struct migration {
 	int err;		/* or failed with this errno */
 	long not_moved;		/* pages it could not move */
 	bool nothing_to_move;	/* the policy's nodes cover every node */
+	bool spread;		/* an interleave: re-spread with move_pages(2) */
+	long pages, moved_pages;	/* spread: resident pages, pages moved */
 };
 
 /* What became of one task.  Its texts point into the applier's buffers

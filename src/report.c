@@ -125,6 +125,8 @@ static void json_task(struct report *r, struct task_handle *h, const struct outc
 			json_string(f, failure_errname(m->err));
 		else
 			fputs("null", f);
+		if (m->spread)
+			fprintf(f, ",\"pages\":%ld,\"pages_moved\":%ld", m->pages, m->moved_pages);
 		fputc('}', f);
 	}
 	fputs(",\"errno\":", f);
@@ -175,7 +177,10 @@ static void report_migration(struct report *r, const struct migration *m, const 
 		fprintf(r->err, "pidmempolicy: %s: %ld pages could not be moved\n", name, m->not_moved);
 	if (!r->verbose || r->json)
 		return;
-	if (m->nothing_to_move)
+	if (m->spread)
+		fprintf(r->out, "re-spread the pages of %s over the policy's nodes: %ld of %ld moved (%ld not moved)\n",
+			name, m->moved_pages, m->pages, m->not_moved);
+	else if (m->nothing_to_move)
 		fprintf(r->out, "nothing to move for %s: the policy's nodes are every node\n", name);
 	else if (m->moved)
 		fprintf(r->out, "moved the pages of %s to the policy's nodes (%ld not moved)\n", name,

@@ -52,7 +52,8 @@ build_targets=(src/pidmempolicy tests/helpers/pmp-target tests/helpers/pmp-threa
 	tests/helpers/pmp-vfork
 	# the unit tests, run in the guest: a non-x86 build is tested, not only built
 	tests/unit/test-failure tests/unit/test-policy tests/unit/test-procfs
-	tests/unit/test-targets tests/unit/test-report tests/unit/test-sys tests/unit/test-text)
+	tests/unit/test-targets tests/unit/test-report tests/unit/test-sys tests/unit/test-text
+	tests/unit/test-spread)
 
 # deb_path PKG VERSION: where the .deb of PKG:arm64 VERSION is cached
 # (apt-get download writes the epoch's colon as %3a).

@@ -182,3 +182,31 @@ teardown() {
 	[ "$(jq -r .backend <<<"$output")" = syscall ]
 	[ "$(task_policy "$TARGET_PID")" = bind:1 ]
 }
+
+# within_share A B C D: four page counts, each within 5% of a quarter of
+# the 16384 pages of a 64 MiB allocation
+within_share() {
+	local n
+	echo "pages per node: $*"
+	for n in "$@"; do
+		[ "$n" -ge 3891 ] && [ "$n" -le 4301 ]
+	done
+}
+
+@test "option --migrate with --interleave re-spreads the pages the process has: each node its share" {
+	target_start
+	run "$PMP" --membind=0 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	addr=$(target_cmd alloc 64)
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "16384 0 0 0" ]
+	run --separate-stderr "$PMP" -v --migrate --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status out=$output err=$stderr"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ ${lines[1]} == "re-spread the pages of pid $TARGET_PID (pmp-target) over the policy's nodes: "*" moved (0 not moved)" ]]
+	within_share $(numa_nodes_of "$TARGET_PID" "$addr")
+	[ "$(task_policy "$TARGET_PID")" = interleave:0-3 ]
+	# and new pages interleave
+	addr=$(target_cmd alloc 16)
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "1024 1024 1024 1024" ]
+}
