@@ -41,9 +41,13 @@ void report_begin(struct report *r)
 {
 	if (!r->json)
 		return;
-	fprintf(r->out, "{\"action\":\"%s\",", action_names[r->action]);
+	/* schema 1: the same keys for every action, null where one does
+	 * not apply (pidmempolicy(8), --json) */
+	fprintf(r->out, "{\"schema\":1,\"action\":\"%s\",\"backend\":", action_names[r->action]);
 	if (r->backend)
-		fprintf(r->out, "\"backend\":\"%s\",", r->backend);
+		fprintf(r->out, "\"%s\",", r->backend);
+	else
+		fputs("null,", r->out);
 	fputs("\"policy\":", r->out);
 	if (r->policy_text)
 		json_string(r->out, r->policy_text);
@@ -78,7 +82,7 @@ void report_reason(const struct task_handle *h, const struct outcome *o, char *b
 static const char *result_name(const struct report *r, const struct outcome *o)
 {
 	switch (o->kind) {
-	case OUTCOME_APPLIED:     return "set";
+	case OUTCOME_APPLIED:     return r->action == ACTION_MIGRATE ? "migrated" : "set";
 	case OUTCOME_WOULD_APPLY: return "would-set";
 	case OUTCOME_GONE:        return "exited";
 	case OUTCOME_SHOWN:       return "shown";
@@ -301,15 +305,12 @@ int report_finish(struct report *r)
 		status = EXIT_NONE_APPLIED;
 
 	if (r->json) {
-		fprintf(r->out, "],\"totals\":{\"%s\":%lu,\"failed\":%lu,\"exited\":%lu",
-			r->action == ACTION_SHOW ? "shown" : r->action == ACTION_DRY_RUN ? "would_set" :
-			r->action == ACTION_MIGRATE ? "migrated" : "set",
-			r->applied, r->failed, r->gone);
+		fprintf(r->out, "],\"totals\":{\"done\":%lu,\"failed\":%lu,\"exited\":%lu,\"not_reached\":%lu}",
+			r->applied, r->failed, r->gone, r->signal ? r->unreached : 0);
 		if (r->signal)
-			fprintf(r->out, ",\"not_reached\":%lu},\"interrupted\":true,\"signal\":\"SIG%s\"",
-				r->unreached, sigabbrev_np(r->signal));
+			fprintf(r->out, ",\"interrupted\":true,\"signal\":\"SIG%s\"", sigabbrev_np(r->signal));
 		else
-			fputc('}', r->out);
+			fputs(",\"interrupted\":false,\"signal\":null", r->out);
 		fprintf(r->out, ",\"exit_status\":%d}\n", status);
 	} else if (r->verbose) {
 		/* the backend with the totals, so that each thread's line is

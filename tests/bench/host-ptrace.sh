@@ -45,7 +45,7 @@ for n in $sizes; do
 		out=$work/json
 		measure "$tool" --backend=ptrace -a --interleave=0 --json -p "$tpid" >>"$work/ptrace"
 		jq -r '.threads[].held_us // empty' "$work/json" >>"$work/held"
-		[ "$(jq -r .totals.set "$work/json")" = "$n" ] || { echo "host-ptrace: a run did not set all $n threads" >&2; exit 1; }
+		[ "$(jq -r .totals.done "$work/json")" = "$n" ] || { echo "host-ptrace: a run did not set all $n threads" >&2; exit 1; }
 	done
 	kill "$tpid"
 	exec {keep}<&-

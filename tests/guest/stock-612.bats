@@ -111,6 +111,6 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[ "$(jq -r .backend <<<"$output")" = ptrace ]
-	[ "$(jq -r .totals.set <<<"$output")" = 3 ]
+	[ "$(jq -r .totals.done <<<"$output")" = 3 ]
 	target_threads_have interleave:0-3
 }

@@ -448,6 +448,6 @@ start_latecomer() {
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[ "$(jq -r .backend <<<"$output")" = syscall ]
-	[ "$(jq -r .totals.set <<<"$output")" = 3 ]
+	[ "$(jq -r .totals.done <<<"$output")" = 3 ]
 	target_threads_have interleave:0-3
 }

@@ -56,7 +56,7 @@ teardown() {
 	[ "$(jq -r '.threads[0].comm' <<<"$output")" = pmp-target ]
 	[ "$(jq -r '.threads[0].mems_allowed' <<<"$output")" = "0-3" ]
 	[ "$(jq -r '.threads[0].pages["3"]' <<<"$output")" -ge 2048 ]
-	[ "$(jq -r '.totals.shown' <<<"$output")" -eq 1 ]
+	[ "$(jq -r '.totals.done' <<<"$output")" -eq 1 ]
 	[ "$(jq -r '.exit_status' <<<"$output")" -eq 0 ]
 }
 
@@ -74,7 +74,7 @@ teardown() {
 	[ "$(jq -r '.threads[1].message' <<<"$output")" = "this kernel cannot address single threads (needs PIDFD_THREAD, Linux 6.9)" ]
 	[ "$(jq -r '.threads[2].pid' <<<"$output")" -eq 4000000 ]
 	[ "$(jq -r '.threads[2].errno' <<<"$output")" = ESRCH ]
-	[ "$(jq -c .totals <<<"$output")" = '{"set":1,"failed":2,"exited":0}' ]
+	[ "$(jq -c .totals <<<"$output")" = '{"done":1,"failed":2,"exited":0,"not_reached":0}' ]
 	[ "$(jq -r .exit_status <<<"$output")" -eq 64 ]
 	# the failures still reach stderr, one line each
 	[ "$(grep -c '^pidmempolicy: failed to set' <<<"$stderr")" -eq 2 ]

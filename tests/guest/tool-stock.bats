@@ -128,7 +128,7 @@ setup() {
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[ "$(jq -r .backend <<<"$output")" = ptrace ]
-	[ "$(jq -r .totals.set <<<"$output")" = 3 ]
+	[ "$(jq -r .totals.done <<<"$output")" = 3 ]
 	target_threads_have interleave:0-3
 	addr=$(target_cmd alloc-thread 1 64)
 	evenly_on_4_nodes "$addr"

@@ -135,9 +135,9 @@ interrupted_line() {
 	interrupted_line set "left unchanged"
 	[ "$(every_thread_sound bind:0)" -eq "$SET_N" ]
 	jq -e '.interrupted == true and .signal == "SIGTERM" and .exit_status == 143' "$BATS_TEST_TMPDIR/out"
-	[ "$(jq '.totals.set' "$BATS_TEST_TMPDIR/out")" -eq "$SET_N" ]
+	[ "$(jq '.totals.done' "$BATS_TEST_TMPDIR/out")" -eq "$SET_N" ]
 	[ "$(jq '[.threads[] | select(.result == "set")] | length' "$BATS_TEST_TMPDIR/out")" -eq "$SET_N" ]
-	[ "$(jq '.totals.set + .totals.not_reached' "$BATS_TEST_TMPDIR/out")" -eq "${#TIDS[@]}" ]
+	[ "$(jq '.totals.done + .totals.not_reached' "$BATS_TEST_TMPDIR/out")" -eq "${#TIDS[@]}" ]
 }
 
 @test "SIGINT mid-run with -v: the last stdout line is whole, the summary follows" {

@@ -107,8 +107,10 @@ int main(void)
 		report_finish(&r);
 		fflush(mem);
 		ok(strstr(text, "\"errno\":\"unknown errno\"") != NULL, "and in JSON: %s", text);
-		ok(strncmp(text, "{\"action\":\"set\",\"backend\":\"ptrace\",\"policy\":\"interleave:0\",", 52) == 0,
-		   "JSON names the backend: %s", text);
+		ok(strncmp(text, "{\"schema\":1,\"action\":\"set\",\"backend\":\"ptrace\",\"policy\":\"interleave:0\",",
+			   63) == 0, "JSON: its schema, then the backend: %s", text);
+		ok(strstr(text, "\"totals\":{\"done\":1,\"failed\":1,\"exited\":0,\"not_reached\":0},"
+			  "\"interrupted\":false,\"signal\":null,") != NULL, "JSON: the same keys for every run: %s", text);
 		fclose(mem);
 		free(text);
 
