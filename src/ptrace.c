@@ -660,47 +660,23 @@ static int ready_for_calls(struct tracee *t)
 	return 0;
 }
 
-/* The caller's own termination signals wait from the first change to
- * the thread until its release: an interrupted injection is the one thing
- * to avoid.  Before the first change (the wait for the thread to stop)
- * they act at once: the kernel detaches a thread nothing was done to.
- * Returns whether they are held (*old then holds the mask to put back). */
-static bool hold_caller_signals(sigset_t *old)
-{
-	sigset_t defer;
-
-	sigemptyset(&defer);
-	sigaddset(&defer, SIGINT);
-	sigaddset(&defer, SIGTERM);
-	sigaddset(&defer, SIGHUP);
-	sigaddset(&defer, SIGQUIT);
-	sigaddset(&defer, SIGTSTP);
-	return pthread_sigmask(SIG_BLOCK, &defer, old) == 0;
-}
-
-/* One thread's work, in two calls to the session's tracer thread, with
- * the caller's signals held between them only. */
+/* One thread's work, in one call to the session's tracing process:
+ * attach, stop, prove (nothing is changed yet), then the work, and the
+ * release whatever happened.  The caller's signals are not held: a
+ * signal that ends the tool cannot cut the call (ptrace-tracer.h), and
+ * the ones it catches end the run after it. */
 struct job {
 	struct tracee *t;
 	int (*work)(struct tracee *t);
 	bool ready;		/* stopped, and proven the one the handle names */
 };
 
-/* Attach, stop, prove: nothing is changed yet; released if a step fails. */
-static void attach_job(void *arg)
+static void thread_job(void *arg)
 {
 	struct job *j = arg;
 
 	j->ready = seize(j->t) == 0 && stop_thread(j->t) == 0 && check_identity(j->t) == 0;
-	if (!j->ready)
-		release(j->t);
-}
-
-static void work_job(void *arg)
-{
-	struct job *j = arg;
-
-	if (take_control(j->t) == 0 && ready_for_calls(j->t) == 0)
+	if (j->ready && take_control(j->t) == 0 && ready_for_calls(j->t) == 0)
 		(void)j->work(j->t);
 	release(j->t);
 }
@@ -731,20 +707,9 @@ static int tracer_gone(struct tracee *t, bool held)
 static void seize_work_release(struct tracee *t, int (*work)(struct tracee *t))
 {
 	struct job j = { .t = t, .work = work };
-	sigset_t old;
-	bool held;
 
-	if (tracer_call(&t->s->tracer, attach_job, &j) < 0) {
-		(void)tracer_gone(t, false);
-		return;
-	}
-	if (!j.ready)
-		return;
-	held = hold_caller_signals(&old);
-	if (tracer_call(&t->s->tracer, work_job, &j) < 0)
-		(void)tracer_gone(t, true);
-	if (held)
-		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (tracer_call(&t->s->tracer, thread_job, &j) < 0)
+		(void)tracer_gone(t, j.ready);
 }
 
 /* The tracee for h, with the checks made before attaching passed; NULL

@@ -60,12 +60,10 @@
  *    puts the thread back into the group stop when it is detached.  A stop
  *    signal that arrives during the injection (it cannot be blocked) is
  *    held back and re-sent to the thread once it is released.
- *  - SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGTSTP sent to the CALLER are
- *    held back in the calling thread from the first change to the target
- *    thread until its release, and act then, so they cannot cut an
- *    injection; before that (the wait for the thread to stop) they act at
- *    once, and the tracing process lets go of a thread nothing was done
- *    to.
+ *  - Signals sent to the CALLER cannot cut an injection: the tracing
+ *    process blocks them all and finishes the thread in hand whatever
+ *    becomes of the caller; the ones the caller catches (SIGINT, SIGTERM,
+ *    SIGHUP) end the run after the thread in hand.
  *  - Every read of the target's memory is bounded: only pages present in
  *    memory (/proc/PID/pagemap) are read or written, so a page only the
  *    target's own user space could provide (a userfaultfd region) blocks
