@@ -161,7 +161,9 @@ teardown() {
 }
 
 @test "the default picks the verified syscall here: never a ptrace(2) call (seccomp), -v and --json say so" {
-	target_start --threads=2
+	# the process only: without PIDFD_THREAD (6.9) the syscall cannot
+	# address the other threads (tool-612.bats does -a)
+	target_start
 	# ptrace(2) is 101 on x86_64: the filter kills the tool if it calls it
 	# (LeakSanitizer's check at exit would call it too: off)
 	export ASAN_OPTIONS=detect_leaks=0
@@ -170,13 +172,13 @@ teardown() {
 	[ "$status" -eq 1 ]
 	[[ $stderr == *": ptrace injection failed: the tracing process ended before the thread was changed" ]]
 	[ "$(task_policy "$TARGET_PID")" = default ]
-	run --separate-stderr pmp-seccomp --deny=101 -- "$PMP" -v -a --interleave=0-3 -p "$TARGET_PID"
+	run --separate-stderr pmp-seccomp --deny=101 -- "$PMP" -v --interleave=0-3 -p "$TARGET_PID"
 	echo "status=$status out=$output err=$stderr"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[[ ${lines[-2]} == "backend: syscall (the kernel provides pidfd_set_mempolicy(2) as syscall 451 "* ]]
-	[ "${lines[-1]}" = "3 set, 0 failed, 0 exited" ]
-	target_threads_have interleave:0-3
+	[ "${lines[-1]}" = "1 set, 0 failed, 0 exited" ]
+	[ "$(task_policy "$TARGET_PID")" = interleave:0-3 ]
 	run --separate-stderr pmp-seccomp --deny=101 -- "$PMP" --json --membind=1 -p "$TARGET_PID"
 	[ "$status" -eq 0 ]
 	[ "$(jq -r .backend <<<"$output")" = syscall ]
