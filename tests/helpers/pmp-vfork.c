@@ -13,6 +13,7 @@
  * file, its vfork children with it.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +25,9 @@
 #include <unistd.h>
 
 #define KMAX 1000
+/* small stacks, but not below what the architecture allows (aarch64:
+ * 128 KiB) */
+#define SMALL_STACK (64 * 1024 > PTHREAD_STACK_MIN ? 64 * 1024 : PTHREAD_STACK_MIN)
 
 static volatile pid_t parked[KMAX];
 
@@ -81,7 +85,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: pmp-vfork K N (K 0..%d, N 0..100000)\n", KMAX);
 		return 2;
 	}
-	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, 64 * 1024)) {
+	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, SMALL_STACK)) {
 		fprintf(stderr, "pmp-vfork: pthread_attr failed\n");
 		return 1;
 	}

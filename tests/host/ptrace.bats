@@ -692,9 +692,10 @@ cli_ready() {
 	ask start 4000
 	local i d st tool cut=0 t name t0 span
 	# the moments are drawn from the length of a whole run, here and now
-	t0=$(date +%s%N)
+	# (EPOCHREALTIME: busybox's date has no %N)
+	t0=${EPOCHREALTIME//[!0-9]/}
 	"$PMP" --backend=ptrace -a --interleave=0 -p "$BLOCKER_PID" >/dev/null 2>&1 3>&-
-	span=$((($(date +%s%N) - t0) / 1000000 + 1))
+	span=$(((${EPOCHREALTIME//[!0-9]/} - t0) / 1000 + 1))
 	echo "a whole run: $span ms"
 	for i in $(seq 20); do
 		"$PMP" --backend=ptrace -a --membind=0 -p "$BLOCKER_PID" >/dev/null 2>&1 3>&- &
@@ -740,7 +741,10 @@ vfork_start() {
 	fifo_spawn "$BATS_TEST_TMPDIR/vfork-$1-$2" "$PMP_VFORK" "$1" "$2"
 	BG_PIDS+=("$SPAWN_PID")
 	local line
-	IFS= read -r -t 60 -u "$SPAWN_R" line || { echo "pmp-vfork did not start" >&2; return 1; }
+	IFS= read -r -t 60 -u "$SPAWN_R" line || {
+		echo "pmp-vfork did not start: $(cat "$BATS_TEST_TMPDIR/vfork-$1-$2/stderr")" >&2
+		return 1
+	}
 	VFORK_PID=${line#ready }
 }
 
@@ -755,9 +759,9 @@ traced_count() {
 	cli_ready
 	vfork_start 20 50
 	local vp=$VFORK_PID t0 ms t
-	t0=$(date +%s%N)
+	t0=${EPOCHREALTIME//[!0-9]/}
 	run --separate-stderr "$PMP" --backend=ptrace -a --interleave=0 -p "$vp"
-	ms=$((($(date +%s%N) - t0) / 1000000))
+	ms=$(((${EPOCHREALTIME//[!0-9]/} - t0) / 1000))
 	echo "status=$status in $ms ms"
 	echo "$stderr"
 	[ "$status" -eq 64 ]
