@@ -11,7 +11,7 @@ load helpers
 
 # mount_cgroup2 DIR: a cgroup2 file system at DIR.
 mount_cgroup2() {
-	mkdir -p "$1" && mount -t cgroup2 none "$1" 2>/dev/null
+	mkdir -p "$1" && mount -t cgroup2 none "$1" 2>/dev/null || return 1
 }
 
 setup() {

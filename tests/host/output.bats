@@ -423,3 +423,23 @@ MAIN_EXITED='the main thread of pid %s has exited; its other threads run (use -a
 	[ "$(jq '[.threads[] | select(has("held_us"))] | length' <<<"$output")" -eq 0 ]
 	[ "$(jq -r .backend <<<"$output")" = ptrace ]
 }
+
+@test "the default backend on this kernel: ptrace sets it, -v and --json say so, 451 never called" {
+	require_fact "host kernel provides pidfd_set_mempolicy: this test needs a stock kernel" stock_kernel
+	require_fact "$(why_no_ptrace)" ptraces_non_child "$PMP_HELPER_DIR/pmp-hold"
+	sleep 60 3>&- &
+	pid=$!
+	run --separate-stderr "$PMP_SECCOMP" --deny=451 -- "$PMP" -v --interleave=0 -p "$pid"
+	echo "status=$status stderr=[$stderr]"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "set pid $pid (sleep) to interleave:0" ]
+	[ "${lines[1]}" = "backend: ptrace (this kernel does not provide pidfd_set_mempolicy(2): /proc/kallsyms names no sys_pidfd_set_mempolicy)" ]
+	[ "$(task_policy "$pid" "$pid")" = interleave:0 ]
+	run --separate-stderr "$PMP_SECCOMP" --deny=451 -- "$PMP" --json --membind=0 -p "$pid"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .backend <<<"$output")" = ptrace ]
+	[ "$(task_policy "$pid" "$pid")" = bind:0 ]
+	run --separate-stderr "$PMP" --backend=syscall --json --membind=0 -p "$pid"
+	[ "$status" -eq 2 ]
+	kill "$pid"
+}

@@ -65,5 +65,5 @@ setup_file() {
 		"$PMP_SRCDIR/tests/package/guest.bats"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output == *"pmp-guest: 2 passed, 0 failed"* ]]
+	[[ $output == *"pmp-guest: 3 passed, 0 failed"* ]]
 }
