@@ -75,7 +75,7 @@ void ahead_park(struct ahead *a, pid_t tid)
 		size_t ncap = a->capparked ? a->capparked * 2 : 16;
 		struct held *grown = realloc(a->parked, ncap * sizeof(*grown));
 
-		if (!grown)	/* let go of when the tracer thread exits */
+		if (!grown)	/* let go of when the tracing process exits */
 			return;
 		a->parked = grown;
 		a->capparked = ncap;

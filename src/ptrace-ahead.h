@@ -20,9 +20,9 @@
  * held and not wanted after all, or found not to be a thread of the
  * process when seized.  Each is let go as soon as it stops (PTRACE_DETACH,
  * a signal it stopped for handed on, a group stop kept), and the rest when
- * the session's tracer thread exits (ptrace-tracer.h).
+ * the session's tracing process exits (ptrace-tracer.h).
  *
- * Every function runs in the session's tracer thread.
+ * Every function runs in the session's tracing process.
  */
 #ifndef PMP_PTRACE_AHEAD_H
 #define PMP_PTRACE_AHEAD_H

@@ -420,7 +420,7 @@ static void release(struct tracee *t)
 		return;
 	if (!t->stopped && t->timed_out && !t->mask_blocked && t->s) {
 		/* It never stopped: nothing was done to it.  The session lets
-		 * go of it once it stops, or with its tracer thread. */
+		 * go of it once it stops, or with its tracing process. */
 		ahead_park(&t->s->ahead, t->tid);
 		t->seized = false;
 		return;
@@ -429,7 +429,7 @@ static void release(struct tracee *t)
 		/* It ran away in the middle: one more chance to put it back. */
 		t->timed_out = false;
 		if (tracee_ptrace(PTRACE_INTERRUPT, t, 0, NULL) < 0 || wait_stop(t, &status, NULL) < 0)
-			return;	/* the kernel detaches it with the tracer thread */
+			return;	/* the kernel detaches it with the tracing process */
 	}
 	if (!t->stopped)
 		return;
