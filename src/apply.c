@@ -163,7 +163,7 @@ static void read_state(struct applier *a, struct task_handle *h, struct outcome 
 		if (!dead_leader)
 			a->pages_of = h->pid;
 	}
-	if (inspect_thread(h->pid, h->tid, &a->shown) < 0) {
+	if (inspect_thread(h->pid, h->tid, &a->shown, &a->witness) < 0) {
 		fail(o, h, targets_proc_failure(h, errno), errno);
 		return;
 	}
@@ -338,7 +338,7 @@ static void set_by_syscall(struct applier *a, struct task_handle *h, struct outc
 		o->kind = OUTCOME_APPLIED;
 }
 
-void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
+static void apply_one(struct applier *a, struct task_handle *h, struct outcome *o)
 {
 	*o = (struct outcome){ .detail.yama_scope = -1, .held_us = -1 };
 	/* reading /proc needs no pidfd: a kernel without thread pidfds can
@@ -391,6 +391,17 @@ void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
 		o->failure = exited(h);
 	if (o->kind == OUTCOME_APPLIED && a->migrate)
 		migrate_process(a, h, &o->migration);
+}
+
+void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
+{
+	/* read before it changes, as numa_maps shows it */
+	bool before = a->read_before && (a->action == ACTION_SET || a->action == ACTION_DRY_RUN) &&
+		      h->problem == FAIL_NONE && inspect_policy(h->pid, h->tid, &a->before, &a->witness) == 0;
+
+	apply_one(a, h, o);
+	if (before)
+		o->before = &a->before;
 }
 
 void apply_process_done(struct applier *a, pid_t pid)

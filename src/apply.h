@@ -46,6 +46,8 @@ struct outcome {
 	struct failure_detail detail;	/* what the failure's message needs */
 	struct migration migration;
 	const struct task_state *state;	/* OUTCOME_SHOWN: what the task has now */
+	const struct task_state *before;	/* setting, with read_before: the task
+						 * policy before; NULL if not read */
 	long held_us;			/* the ptrace backend: how long the thread was
 					 * held (interrupt to release); -1 if not */
 };
@@ -69,6 +71,8 @@ struct applier {
 	bool migrate;			/* ACTION_SET: also move existing pages */
 	enum backend backend;		/* ACTION_SET: how */
 	bool allow_seccomp;		/* BACKEND_PTRACE: inject despite a seccomp filter */
+	bool read_before;		/* ACTION_SET, ACTION_DRY_RUN: read each task's
+					 * policy before (for -v, a dry run, --json) */
 	struct ptrace_session *session;	/* BACKEND_PTRACE: the process in hand's, or NULL */
 	bool asked_sys_nice;		/* have_sys_nice holds privs_have_sys_nice() */
 	int have_sys_nice;
@@ -76,6 +80,8 @@ struct applier {
 	struct task_state pages;
 	/* what the outcome of the task in hand points to */
 	struct task_state shown;
+	struct task_state before;
+	struct policy_witness witness;	/* the process in hand's (inspect.h) */
 	char allowed[128];		/* the target's Mems_allowed_list */
 	char refused[128];		/* asked-for nodes outside it */
 	char injection[96];		/* where an injection failed */

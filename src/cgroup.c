@@ -3,7 +3,8 @@
  * cgroup.c - the processes of a cgroup v2 subtree (the cgroup.procs of the
  * cgroup and of every cgroup below it, as systemd slices and Kubernetes
  * pods keep theirs in leaves), each walked as if named with -p, each once
- * however often the lists are re-read; and whether a process is frozen.
+ * however often the lists are re-read; the cgroup systemd gave a unit
+ * (--unit); and whether a process is frozen.
  */
 #include "config.h"
 
@@ -52,12 +53,125 @@ int cgroup_check(const char *dir, char *why, size_t len)
 	return 0;
 }
 
+static bool on_cgroup2(const char *dir)
+{
+	struct statfs fs;
+
+	return statfs(dir, &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* systemd's units: the kinds that have a cgroup of their own */
+static const char *const unit_kinds[] = { ".service", ".scope", ".slice", ".socket", ".mount", ".swap" };
+
+#define MAX_SLICES 10000	/* slice directories searched for a unit */
+
+/* Look for the unit's directory `name` in dir and, depth first, in the
+ * slices below it (systemd puts each unit in its slice's directory and
+ * slices only in slices).  1 found (the path in out), 0 not, -1 too many
+ * slices. */
+static int find_unit(const char *dir, const char *name, int depth, long *budget, char *out, size_t len)
+{
+	char path[4096];
+	struct dirent *e;
+	DIR *d;
+	int found = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) < (int)sizeof(path) && is_dir(path)) {
+		snprintf(out, len, "%s", path);
+		return 1;
+	}
+	if (depth >= MAX_DEPTH || !(d = opendir(dir)))
+		return 0;
+	while (!found && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+
+		if (n <= 6 || strcmp(e->d_name + n - 6, ".slice") != 0)
+			continue;
+		if (--*budget < 0) {
+			found = -1;
+			break;
+		}
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) || !is_dir(path))
+			continue;
+		found = find_unit(path, name, depth + 1, budget, out, len);
+	}
+	closedir(d);
+	return found;
+}
+
+int cgroup_of_unit(const char *unit, char *dir, size_t len, char *why, size_t whylen)
+{
+	static const char *const roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+	char name[300];
+	const char *root = NULL, *dot;
+	long budget = MAX_SLICES;
+	bool kind_known = false;
+	size_t n = strlen(unit);
+	int found;
+
+	/* systemd's unit name characters; a bare name is a service, as
+	 * systemctl takes it */
+	if (n == 0 || n > 255 || strspn(unit, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				       "0123456789:_.\\@-") != n) {
+		snprintf(why, whylen, "not a systemd unit name");
+		return -1;
+	}
+	dot = strrchr(unit, '.');
+	for (size_t i = 0; dot && i < sizeof(unit_kinds) / sizeof(unit_kinds[0]); i++)
+		kind_known |= strcmp(dot, unit_kinds[i]) == 0;
+	if (dot && !kind_known) {
+		snprintf(why, whylen, "a %s unit has no processes of its own (a service, scope, slice, socket, "
+			 "mount or swap has)", dot + 1);
+		return -1;
+	}
+	/* systemd escapes a cgroup name that starts with '_' or '.' */
+	snprintf(name, sizeof(name), "%s%s%s", unit[0] == '_' || unit[0] == '.' ? "_" : "", unit,
+		 dot ? "" : ".service");
+	/* what sd_booted(3) checks */
+	if (access("/run/systemd/system", F_OK) < 0) {
+		snprintf(why, whylen, "systemd is not running here (no /run/systemd/system); name the cgroup "
+			 "with --cgroup=PATH");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && !root; i++)
+		if (on_cgroup2(roots[i]))
+			root = roots[i];
+	if (!root) {
+		snprintf(why, whylen, "no cgroup2 hierarchy at /sys/fs/cgroup or /sys/fs/cgroup/unified");
+		return -1;
+	}
+	if (strcmp(name, "-.slice") == 0) {	/* the root slice */
+		snprintf(dir, len, "%s", root);
+		return 0;
+	}
+	found = find_unit(root, name, 0, &budget, dir, len);
+	if (found < 0)
+		snprintf(why, whylen, "more than %d slices under %s: not searched through", MAX_SLICES, root);
+	else if (found == 0)
+		snprintf(why, whylen, "systemd has no cgroup for %s under %s (not loaded, or not running)",
+			 name, root);
+	return found == 1 ? 0 : -1;
+}
+
 /* One pass over a cgroup.procs: walk every process not seen before.
  * Returns the number of new processes, or -1 (errno set).  The file is
  * opened without blocking and must be a regular file, as cgroupfs makes
  * it. */
-static long scan_procs(const char *path, struct tidset *seen, bool all_threads,
-		       const struct task_visitor *v)
+struct walk {
+	struct tidset seen;		/* every process listed so far */
+	struct tidset named;		/* processes the caller walks itself (-p) */
+	bool all_threads;
+	const struct task_visitor *v;
+};
+
+static long scan_procs(const char *path, struct walk *w)
 {
 	char line[32];
 	long fresh = 0;
@@ -79,8 +193,13 @@ static long scan_procs(const char *path, struct tidset *seen, bool all_threads,
 		spec.pid = (pid_t)atoi(line);
 		if (spec.pid <= 0)
 			continue;
-		added = tidset_add(seen, spec.pid);
-		if (added < 0 || (added && targets_walk(&spec, all_threads, v) < 0)) {
+		added = tidset_add(&w->seen, spec.pid);
+		/* a process also named with -p is counted, not walked twice */
+		if (added > 0 && tidset_has(&w->named, spec.pid)) {
+			fresh++;
+			continue;
+		}
+		if (added < 0 || (added && targets_walk(&spec, w->all_threads, w->v) < 0)) {
 			fclose(f);
 			errno = ENOMEM;
 			return -1;
@@ -98,8 +217,7 @@ static long scan_procs(const char *path, struct tidset *seen, bool all_threads,
 
 /* One pass over the cgroup at path (its length len) and every cgroup
  * below it, parents first. */
-static long scan_tree(char *path, size_t len, size_t cap, int depth, struct tidset *seen,
-		      bool all_threads, const struct task_visitor *v)
+static long scan_tree(char *path, size_t len, size_t cap, int depth, struct walk *w)
 {
 	long fresh, sub;
 	struct dirent *de;
@@ -110,7 +228,7 @@ static long scan_tree(char *path, size_t len, size_t cap, int depth, struct tids
 		return -1;
 	}
 	strcpy(path + len, "/cgroup.procs");
-	fresh = scan_procs(path, seen, all_threads, v);
+	fresh = scan_procs(path, w);
 	path[len] = '\0';
 	if (fresh < 0 || depth >= MAX_DEPTH || interrupt_signal())
 		return fresh;
@@ -129,7 +247,7 @@ static long scan_tree(char *path, size_t len, size_t cap, int depth, struct tids
 		}
 		path[len] = '/';
 		memcpy(path + len + 1, de->d_name, n + 1);
-		sub = scan_tree(path, len + 1 + n, cap, depth + 1, seen, all_threads, v);
+		sub = scan_tree(path, len + 1 + n, cap, depth + 1, w);
 		path[len] = '\0';
 		if (sub < 0) {
 			closedir(d);
@@ -141,12 +259,20 @@ static long scan_tree(char *path, size_t len, size_t cap, int depth, struct tids
 	return fresh;
 }
 
-long cgroup_walk(const char *dir, bool all_threads, const struct task_visitor *v)
+long cgroup_walk(const char *dir, const struct pid_spec *named, size_t nnamed, bool all_threads,
+		 const struct task_visitor *v)
 {
-	struct tidset seen = { 0 };
+	struct walk w = { .all_threads = all_threads, .v = v };
 	char path[4096];
 	size_t len = strlen(dir);
 	long found = 0;
+
+	for (size_t i = 0; i < nnamed; i++)
+		if (tidset_add(&w.named, named[i].pid) < 0) {
+			tidset_release(&w.named);
+			errno = ENOMEM;
+			return -1;
+		}
 
 	while (len > 1 && dir[len - 1] == '/')
 		len--;
@@ -157,7 +283,7 @@ long cgroup_walk(const char *dir, bool all_threads, const struct task_visitor *v
 	memcpy(path, dir, len);
 	path[len] = '\0';
 	for (int pass = 0; pass < MAX_RESCANS; pass++) {
-		long fresh = scan_tree(path, len, sizeof(path), 0, &seen, all_threads, v);
+		long fresh = scan_tree(path, len, sizeof(path), 0, &w);
 
 		if (fresh < 0) {
 			found = -1;
@@ -168,7 +294,8 @@ long cgroup_walk(const char *dir, bool all_threads, const struct task_visitor *v
 		if (fresh == 0 || interrupt_signal())
 			break;
 	}
-	tidset_release(&seen);
+	tidset_release(&w.seen);
+	tidset_release(&w.named);
 	return found;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * json.h - just enough JSON output for --json: strings escaped so that any
- * byte sequence (a thread name, an error message) yields valid JSON.
+ * byte sequence (a thread name, an error message) yields valid JSON, and
+ * the kernel's number lists as numbers.
  */
 #ifndef PMP_JSON_H
 #define PMP_JSON_H
@@ -17,5 +18,12 @@
  * so is a backslash (\x5c), so that in the decoded string \x always starts
  * such an escape. */
 void json_string(FILE *f, const char *s);
+
+/* s as a JSON string, or null for NULL. */
+void json_string_or_null(FILE *f, const char *s);
+
+/* A kernel list of numbers ("0-3,8", as Mems_allowed_list) as a JSON array
+ * of numbers; null for NULL, "" or anything that is not such a list. */
+void json_number_list(FILE *f, const char *list);
 
 #endif

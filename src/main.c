@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <numa.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "report.h"
 #include "sys.h"
 #include "targets.h"
+#include "text.h"
 
 struct run {
 	struct applier applier;
@@ -43,6 +45,7 @@ static void on_process_done(pid_t pid, void *arg)
 	struct run *run = arg;
 
 	apply_process_done(&run->applier, pid);
+	report_process_done(&run->report, pid);
 }
 
 /* request -> policy; 0, or -1 after one line on stderr. */
@@ -113,6 +116,8 @@ int main(int argc, char **argv)
 	enum action action;
 	enum backend backend = BACKEND_SYSCALL;
 	char backend_why[300] = "";
+	struct show_table *table = NULL;
+	char unit_dir[4096];
 	bool all_threads, walked = false;
 	int status = EXIT_NONE_APPLIED;
 
@@ -121,11 +126,34 @@ int main(int argc, char **argv)
 	action = action_of(&req);
 	interrupt_catch();
 
+	if (req.unit) {
+		char why[400];
+
+		if (cgroup_of_unit(req.unit, unit_dir, sizeof(unit_dir), why, sizeof(why)) < 0) {
+			char name[300];
+
+			fprintf(stderr, "pidmempolicy: --unit=%s: %s\n",
+				text_printable(req.unit, (size_t)-1, name, sizeof(name)), why);
+			goto out;
+		}
+		req.cgroup = unit_dir;
+	}
 	if (req.cgroup) {
 		char why[200];
 
 		if (cgroup_check(req.cgroup, why, sizeof(why)) < 0) {
 			fprintf(stderr, "pidmempolicy: %s is not a cgroup v2 directory (%s)\n", req.cgroup, why);
+			goto out;
+		}
+	}
+	if (action == ACTION_SHOW && !req.json) {
+		char why[200];
+		int max_node = numa_max_node();
+
+		table = show_new(req.show_view, req.show_columns, req.noheadings, req.raw,
+				 max_node > 0 ? (unsigned int)max_node : 0, why, sizeof(why));
+		if (!table) {
+			fprintf(stderr, "pidmempolicy: %s\n", why);
 			goto out;
 		}
 	}
@@ -156,13 +184,24 @@ int main(int argc, char **argv)
 	run.applier.migrate = req.migrate;
 	run.applier.backend = backend;
 	run.applier.allow_seccomp = req.allow_seccomp;
+	run.applier.read_before = req.verbose || req.json || action == ACTION_DRY_RUN;
 	report_init(&run.report, stdout, stderr, action, req.verbose, req.json,
 		    action == ACTION_SHOW ? NULL : policy_text);
 	if (action == ACTION_SET || action == ACTION_DRY_RUN)
 		report_backend(&run.report, backend == BACKEND_PTRACE ? "ptrace" : "syscall", backend_why);
+	if (action == ACTION_SHOW) {
+		/* the report owns the table from here */
+		int shown = report_show(&run.report, table, req.show_view);
+
+		table = NULL;
+		if (shown < 0)
+			goto out;
+	}
 	report_begin(&run.report);
-	/* pages belong to the process: --migrate-only needs no thread */
-	all_threads = req.all_threads && action != ACTION_MIGRATE;
+	/* pages belong to the process: --migrate-only needs no thread; a
+	 * process's row counts every thread */
+	all_threads = (req.all_threads && action != ACTION_MIGRATE) ||
+		      (action == ACTION_SHOW && req.show_view == SHOW_PROCESSES);
 	for (size_t i = 0; i < req.npids; i++) {
 		if (targets_walk(&req.pids[i], all_threads, &visitor) < 0) {
 			char what[96];
@@ -173,7 +212,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (req.cgroup) {
-		long found = cgroup_walk(req.cgroup, all_threads, &visitor);
+		long found = cgroup_walk(req.cgroup, req.pids, req.npids, all_threads, &visitor);
 		char what[4200];
 
 		if (found < 0)
@@ -196,6 +235,7 @@ int main(int argc, char **argv)
 	if (!output_close() && (action == ACTION_SHOW || action == ACTION_DRY_RUN))
 		status = EXIT_NONE_APPLIED;
 out:
+	show_free(table);
 	policy_release(&policy);
 	options_release(&req);
 	if (!walked || run.report.signal)

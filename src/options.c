@@ -34,6 +34,9 @@ enum {
 	OPT_BACKEND,
 	OPT_ALLOW_SECCOMP,
 	OPT_USAGE,
+	OPT_NOHEADINGS,
+	OPT_RAW,
+	OPT_UNIT,
 };
 
 static const struct argp_option option_table[] = {
@@ -46,7 +49,9 @@ static const struct argp_option option_table[] = {
 	 * find ambiguous with --allow-seccomp */
 	{ "all", 0, NULL, OPTION_ALIAS, NULL, 1 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0,
-	  "every thread of every process in the cgroup v2 directory PATH (implies -a)", 1 },
+	  "every thread of every process in the cgroup v2 directory PATH and below it (implies -a)", 1 },
+	{ "unit", OPT_UNIT, "NAME", 0,
+	  "every thread of every process of the systemd unit NAME (a bare name is a .service; implies -a)", 1 },
 
 	{ NULL, 0, NULL, 0, "Policy (exactly one):", 2 },
 	{ "interleave", 'i', "NODES", 0, "interleave new pages over NODES", 2 },
@@ -76,8 +81,16 @@ static const struct argp_option option_table[] = {
 	  "with the ptrace backend, inject into threads under a seccomp filter too", 5 },
 
 	{ NULL, 0, NULL, 0, "Output:", 6 },
-	{ "show", 's', NULL, 0, "show each target thread's policy, allowed nodes and its process's pages per node; change nothing", 6 },
+	{ "show", 's', "VIEW", OPTION_ARG_OPTIONAL,
+	  "change nothing; show each target thread's policy and allowed nodes (--show=threads, the default), "
+	  "or each process's: its main thread's policy, how many threads share it, its pages per node "
+	  "(--show=processes)", 6 },
+	{ "output", 'o', "LIST", 0, "the --show columns to print, comma-separated (listed below)", 6 },
+	{ "noheadings", OPT_NOHEADINGS, NULL, 0, "print the --show table without its heading line", 6 },
+	{ "raw", OPT_RAW, NULL, 0, "print the --show table raw: one space between fields, "
+	  "a blank within one escaped (\\x20)", 6 },
 	{ "json", OPT_JSON, NULL, 0, "write the outcome (or --show) as one JSON document on stdout", 6 },
+	{ NULL, 'J', NULL, OPTION_ALIAS, NULL, 6 },
 	{ "dry-run", 'n', NULL, 0, "resolve and check everything, print what would be set, change nothing", 6 },
 	{ "verbose", 'v', NULL, 0, "print one line per thread set", 6 },
 
@@ -309,7 +322,24 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		break;
 	case 's':
 		req->show = true;
+		if (!arg || strcmp(arg, "threads") == 0)
+			req->show_view = SHOW_THREADS;
+		else if (strcmp(arg, "processes") == 0)
+			req->show_view = SHOW_PROCESSES;
+		else
+			argp_error(state, "unknown --show view '%s' (threads or processes)",
+				   text_printable(arg, (size_t)-1, why, sizeof(why)));
 		break;
+	case 'o':
+		req->show_columns = arg;
+		break;
+	case OPT_NOHEADINGS:
+		req->noheadings = true;
+		break;
+	case OPT_RAW:
+		req->raw = true;
+		break;
+	case 'J':
 	case OPT_JSON:
 		req->json = true;
 		break;
@@ -334,9 +364,17 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case OPT_ALLOW_SECCOMP:
 		req->allow_seccomp = true;
 		break;
+	case OPT_UNIT:
+		if (req->unit || req->cgroup)
+			argp_error(state, "one --cgroup or --unit may be given");
+		if (!arg[0])
+			argp_error(state, "--unit needs a unit name");
+		req->unit = arg;
+		req->all_threads = true;
+		break;
 	case OPT_CGROUP:
-		if (req->cgroup)
-			argp_error(state, "--cgroup may be given once");
+		if (req->cgroup || req->unit)
+			argp_error(state, "one --cgroup or --unit may be given");
 		if (!arg[0])
 			argp_error(state, "--cgroup needs a directory");
 		req->cgroup = arg;
@@ -372,6 +410,9 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--show reads the policy; it takes no policy option (%s)", req->mode_option);
 		if (req->show && (req->dry_run || req->mode_flags))
 			argp_error(state, "--show takes no --dry-run, --static, --relative or --balancing");
+		if ((req->show_columns || req->noheadings || req->raw) && (!req->show || req->json))
+			argp_error(state, "--output, --noheadings and --raw shape the --show table "
+				   "(not --json's document)");
 		if (req->migrate && req->migrate_only)
 			argp_error(state, "--migrate and --migrate-only exclude each other");
 		if ((req->migrate || req->migrate_only) && (req->show || req->dry_run))
@@ -384,8 +425,8 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		if (req->mode < 0 && !req->show)
 			argp_error(state, "no policy given (one of --interleave, --weighted-interleave, "
 				   "--membind, --preferred, --preferred-many, --localalloc, --default; or --show)");
-		if (req->npids == 0 && !req->cgroup)
-			argp_error(state, "no target given (-p PID or --cgroup=PATH)");
+		if (req->npids == 0 && !req->cgroup && !req->unit)
+			argp_error(state, "no target given (-p PID, --cgroup=PATH or --unit=NAME)");
 		if (req->nodes_arg && req->nodes_arg[0] == '+')
 			argp_error(state, "'+NODES' (relative to the caller's cpuset) does not apply to "
 				   "another process; use --relative");
@@ -405,8 +446,22 @@ static const char doc[] =
 	"pidfd_set_mempolicy(2), 64 some set and some failed; 130, 143, 129 interrupted by SIGINT, "
 	"SIGTERM, SIGHUP (at a thread boundary, after a line saying how far it got).";
 
+/* The column list follows the text after \v, from show.c, which owns it. */
+static char *help_filter(int key, const char *text, void *input)
+{
+	char *with = NULL;
+
+	(void)input;
+	if (key != ARGP_KEY_HELP_POST_DOC || !text)
+		return (char *)text;
+	if (asprintf(&with, "%s\n\n%s", text, show_columns_help) < 0)
+		return (char *)text;	/* the help without the column list */
+	return with;
+}
+
 static const struct argp argp = {
-	option_table, parse_option, "POLICY -p PID[,PID...]\n--show -p PID[,PID...]", doc, NULL, NULL, NULL,
+	option_table, parse_option, "POLICY -p PID[,PID...]\n--show[=processes] -p PID[,PID...]", doc, NULL,
+	help_filter, NULL,
 };
 
 void options_parse(int argc, char **argv, struct request *req)

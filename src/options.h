@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "show.h"
 #include "targets.h"
 
 enum backend_choice {
@@ -29,10 +30,14 @@ struct request {
 	bool dry_run;
 	bool verbose;
 	bool show;			/* --show: read, change nothing */
+	enum show_view show_view;	/* --show=threads|processes */
+	const char *show_columns;	/* -o LIST, or NULL for the view's own */
+	bool noheadings, raw;		/* --noheadings, --raw */
 	bool json;			/* --json: one JSON document on stdout */
 	bool migrate;			/* --migrate: also move existing pages */
 	bool migrate_only;		/* --migrate-only: move pages, set no policy */
 	const char *cgroup;		/* --cgroup=PATH, or NULL */
+	const char *unit;		/* --unit=NAME, or NULL */
 	enum backend_choice backend;	/* --backend, else the configured default */
 	bool backend_given;		/* --backend was on the command line */
 	bool allow_seccomp;		/* --allow-seccomp */

@@ -241,8 +241,14 @@ int procfs_parse_numa_maps_line(const char *line, size_t len, struct numa_maps_l
 	memset(out, 0, sizeof(*out));
 	nl = memchr(line, '\n', len);	/* the line ends at its newline */
 	end = nl ? nl : line + len;
-	while (p < end && *p != ' ')			/* the address */
+	while (p < end && *p != ' ') {			/* the address, in hex */
+		int digit = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+
+		if (digit < 0 || p - line >= 16)
+			return -1;
+		out->start = out->start << 4 | (unsigned int)digit;
 		p++;
+	}
 	if (p == line || p >= end)
 		return -1;
 	p++;

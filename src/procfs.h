@@ -40,6 +40,7 @@ int procfs_kallsyms_has(int fd, const char *name);
  * The policy may hold a space ("prefer (many)", "weighted interleave"),
  * so it is read as a known mode name, then any "=flags" and ":nodes". */
 struct numa_maps_line {
+	unsigned long long start;	/* the mapping's address */
 	char policy[128];
 	unsigned long long pages[64];	/* N<n>= counts, in 4 KiB pages */
 	unsigned int max_node;		/* highest n seen in N<n>=, +1 (0: none) */

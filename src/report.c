@@ -7,6 +7,7 @@
 
 #include <numa.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -37,6 +38,124 @@ void report_backend(struct report *r, const char *name, const char *why)
 	r->backend_why = why;
 }
 
+/* --show: a process's threads as they are read, summed up when the
+ * process is done (report_process_done). */
+struct tally {
+	pid_t pid;			/* 0: none in hand */
+	bool main_read;			/* the main thread was read */
+	char comm[sizeof(((struct proc_stat *)0)->comm)];
+	char policy[sizeof(((struct task_state *)0)->policy)];
+	bool policy_known;
+	char mems[sizeof(((struct task_state *)0)->mems_allowed)];
+	unsigned long long pages[INSPECT_MAX_NODES];
+	unsigned int nnodes;
+	unsigned long threads;
+	struct kind {			/* each policy seen, with how many have it */
+		char policy[sizeof(((struct task_state *)0)->policy)];	/* "" unknown */
+		unsigned long n;
+	} *kinds;
+	size_t nkinds;
+	bool short_of_memory;		/* a kind could not be counted */
+};
+
+int report_show(struct report *r, struct show_table *table, enum show_view view)
+{
+	r->table = table;
+	r->view = view;
+	r->tally = calloc(1, sizeof(*r->tally));
+	if (r->json && r->tally)
+		r->processes = open_memstream(&r->processes_text, &r->processes_len);
+	if (!r->tally || (r->json && !r->processes)) {
+		fprintf(r->err, "pidmempolicy: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void tally_count(struct tally *t, const char *policy)
+{
+	struct kind *k;
+
+	for (size_t i = 0; i < t->nkinds; i++)
+		if (strcmp(t->kinds[i].policy, policy) == 0) {
+			t->kinds[i].n++;
+			return;
+		}
+	k = reallocarray(t->kinds, t->nkinds + 1, sizeof(*k));
+	if (!k) {
+		t->short_of_memory = true;
+		return;
+	}
+	t->kinds = k;
+	snprintf(k[t->nkinds].policy, sizeof(k->policy), "%s", policy);
+	k[t->nkinds++].n = 1;
+}
+
+static void tally_thread(struct report *r, struct task_handle *h, const struct task_state *st)
+{
+	struct tally *t = r->tally;
+
+	if (t->pid != h->pid)
+		report_process_done(r, t->pid);
+	t->pid = h->pid;
+	t->threads++;
+	tally_count(t, inspect_policy_known(st) ? st->policy : "");
+	/* the pages are the process's: any thread's read gives them */
+	memcpy(t->pages, st->pages, sizeof(t->pages));
+	t->nnodes = st->nnodes;
+	if (targets_comm_known(h) && (h->tid == h->pid || !t->comm[0]))
+		snprintf(t->comm, sizeof(t->comm), "%s", targets_task_stat(h)->comm);
+	if (h->tid == h->pid) {
+		t->main_read = true;
+		t->policy_known = inspect_policy_known(st);
+		snprintf(t->policy, sizeof(t->policy), "%s", st->policy);
+		snprintf(t->mems, sizeof(t->mems), "%s", st->mems_allowed);
+	}
+}
+
+static void json_pages(FILE *f, const unsigned long long *pages, unsigned int nnodes);
+
+void report_process_done(struct report *r, pid_t pid)
+{
+	struct tally *t = r->tally;
+	char comm[TEXT_ESCAPED_SIZE(sizeof(t->comm))];
+	struct show_process p = { 0 };
+
+	if (!t || !t->pid || t->pid != pid)
+		return;
+	p.pid = t->pid;
+	p.policy = t->main_read && t->policy_known ? t->policy : NULL;
+	p.mems_allowed = t->main_read && t->mems[0] ? t->mems : NULL;
+	p.threads = t->threads;
+	for (size_t i = 0; i < t->nkinds; i++)
+		if (t->main_read && strcmp(t->kinds[i].policy, t->policy_known ? t->policy : "") == 0)
+			p.same = t->kinds[i].n;
+	p.pages = t->pages;
+	p.nnodes = t->nnodes;
+	if (t->short_of_memory)
+		report_failure(r, "out of memory while counting the threads' policies");
+	if (r->processes) {
+		FILE *f = r->processes;
+
+		fprintf(f, "%s{\"pid\":%d,\"comm\":", ftell(f) > 0 ? "," : "", (int)p.pid);
+		json_string_or_null(f, t->comm[0] ? t->comm : NULL);
+		fputs(",\"policy\":", f);
+		json_string_or_null(f, p.policy);
+		fprintf(f, ",\"threads\":%lu,\"same\":%lu,\"differ\":%lu,\"mems_allowed\":", p.threads,
+			p.same, p.threads - p.same);
+		json_number_list(f, p.mems_allowed);
+		fputs(",\"pages\":", f);
+		json_pages(f, p.pages, p.nnodes);
+		fputc('}', f);
+	} else if (r->table && r->view == SHOW_PROCESSES) {
+		p.comm = t->comm[0] ? text_escape(t->comm, sizeof(t->comm), comm, sizeof(comm)) : NULL;
+		if (show_add_process(r->table, &p) < 0)
+			report_failure(r, "out of memory while drawing the table");
+	}
+	free(t->kinds);
+	memset(t, 0, sizeof(*t));
+}
+
 void report_begin(struct report *r)
 {
 	if (!r->json)
@@ -64,7 +183,7 @@ void report_task_name(struct task_handle *h, char *buf, size_t len)
 	char comm[SHOWN_COMM_SIZE + 3] = "", shown[SHOWN_COMM_SIZE];
 	const char *known = targets_task_stat(h)->comm;
 
-	if (known[0] && strcmp(known, "?") != 0)
+	if (targets_comm_known(h))
 		snprintf(comm, sizeof(comm), " (%s)", text_escape(known, (size_t)-1, shown, sizeof(shown)));
 	if (h->per_thread && h->problem != FAIL_UNSETTLED)
 		snprintf(buf, len, "tid %d%s of pid %d", (int)h->tid, comm, (int)h->pid);
@@ -91,15 +210,15 @@ static const char *result_name(const struct report *r, const struct outcome *o)
 	return r->action == ACTION_DRY_RUN ? "would-fail" : "failed";
 }
 
-static void json_pages(FILE *f, const struct task_state *st)
+static void json_pages(FILE *f, const unsigned long long *pages, unsigned int nnodes)
 {
 	unsigned int nodes = (unsigned int)numa_max_node() + 1;
 
-	if (st->nnodes > nodes)
-		nodes = st->nnodes;
+	if (nnodes > nodes)
+		nodes = nnodes;
 	fputc('{', f);
 	for (unsigned int n = 0; n < nodes && n < INSPECT_MAX_NODES; n++)
-		fprintf(f, "%s\"%u\":%llu", n ? "," : "", n, st->pages[n]);
+		fprintf(f, "%s\"%u\":%llu", n ? "," : "", n, pages[n]);
 	fputc('}', f);
 }
 
@@ -110,18 +229,18 @@ static void json_task(struct report *r, struct task_handle *h, const struct outc
 	FILE *f = r->out;
 
 	fprintf(f, "%s{\"pid\":%d,\"tid\":%d,\"comm\":", r->objects++ ? "," : "", (int)h->pid, (int)h->tid);
-	json_string(f, targets_task_stat(h)->comm);
+	json_string_or_null(f, targets_comm_known(h) ? targets_task_stat(h)->comm : NULL);
 	fprintf(f, ",\"result\":\"%s\"", result_name(r, o));
 	if (o->held_us >= 0)
 		fprintf(f, ",\"held_us\":%ld", o->held_us);
 	if (o->kind == OUTCOME_SHOWN) {
 		fputs(",\"policy\":", f);
-		json_string(f, o->state->policy);
+		json_string_or_null(f, inspect_policy_known(o->state) ? o->state->policy : NULL);
 		fputs(",\"mems_allowed\":", f);
-		json_string(f, o->state->mems_allowed);
-		fputs(",\"pages\":", f);
-		json_pages(f, o->state);
+		json_number_list(f, o->state->mems_allowed);
 	}
+	fputs(",\"policy_before\":", f);
+	json_string_or_null(f, o->before && inspect_policy_known(o->before) ? o->before->policy : NULL);
 	if (m->moved || m->err || m->nothing_to_move) {
 		fprintf(f, ",\"migration\":{\"moved\":%s,\"not_moved\":%ld,\"errno\":",
 			m->moved ? "true" : "false", m->not_moved);
@@ -146,26 +265,36 @@ static void json_task(struct report *r, struct task_handle *h, const struct outc
 	fputc('}', f);
 }
 
-static void show_row(struct report *r, struct task_handle *h, const struct task_state *st)
+/* --show: a thread's row, or its share of its process's. */
+static void show_thread(struct report *r, struct task_handle *h, const struct task_state *st)
 {
-	unsigned int nodes = (unsigned int)numa_max_node() + 1;
 	char comm[SHOWN_COMM_SIZE], policy[TEXT_ESCAPED_SIZE(sizeof(st->policy))],
 	     mems[TEXT_ESCAPED_SIZE(sizeof(st->mems_allowed))];
 
-	if (st->nnodes > nodes)
-		nodes = st->nnodes;
-	if (!r->header_done) {
-		fprintf(r->out, "%7s %7s %-15s %-24s %-12s %s\n",
-			"PID", "TID", "COMMAND", "POLICY", "MEMS", "PAGES");
-		r->header_done = true;
-	}
-	fprintf(r->out, "%7d %7d %-15s %-24s %-12s", (int)h->pid, (int)h->tid,
-		text_escape(targets_task_stat(h)->comm, (size_t)-1, comm, sizeof(comm)),
-		text_escape(st->policy, sizeof(st->policy), policy, sizeof(policy)),
-		text_escape(st->mems_allowed, sizeof(st->mems_allowed), mems, sizeof(mems)));
-	for (unsigned int n = 0; n < nodes && n < INSPECT_MAX_NODES; n++)
-		fprintf(r->out, " N%u=%llu", n, st->pages[n]);
-	fputc('\n', r->out);
+	tally_thread(r, h, st);
+	if (!r->table || r->view != SHOW_THREADS)
+		return;
+	if (show_add_thread(r->table, h->pid, h->tid,
+			    targets_comm_known(h) ?
+			    text_escape(targets_task_stat(h)->comm, (size_t)-1, comm, sizeof(comm)) : NULL,
+			    inspect_policy_known(st) ? text_escape(st->policy, sizeof(st->policy), policy,
+								   sizeof(policy)) : NULL,
+			    st->mems_allowed[0] ? text_escape(st->mems_allowed, sizeof(st->mems_allowed),
+							      mems, sizeof(mems)) : NULL) < 0)
+		report_failure(r, "out of memory while drawing the table");
+}
+
+/* "(was interleave:0-3)": the policy before, for -v */
+static const char *before_text(const struct outcome *o, char *buf, size_t len)
+{
+	char policy[TEXT_ESCAPED_SIZE(sizeof(o->before->policy))];
+
+	if (!o->before)
+		return "";
+	snprintf(buf, len, " (was %s)", inspect_policy_known(o->before) ?
+		 text_escape(o->before->policy, sizeof(o->before->policy), policy, sizeof(policy)) :
+		 "unknown");
+	return buf;
 }
 
 /* --migrate / --migrate-only, on the main thread's outcome. */
@@ -193,7 +322,7 @@ static void report_migration(struct report *r, const struct migration *m, const 
 
 void report_task(struct report *r, struct task_handle *h, const struct outcome *o)
 {
-	char name[REPORT_NAME_SIZE], why[1024];
+	char name[REPORT_NAME_SIZE], why[1024], before[300];
 
 	/* the name costs a read of /proc: only when a line says it */
 	name[0] = '\0';
@@ -205,7 +334,8 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 	case OUTCOME_APPLIED:
 		r->applied++;
 		if (r->verbose && !r->json && r->action == ACTION_SET)
-			fprintf(r->out, "set %s to %s\n", name, r->policy_text);
+			fprintf(r->out, "set %s to %s%s\n", name, r->policy_text,
+				before_text(o, before, sizeof(before)));
 		break;
 	case OUTCOME_WOULD_APPLY:
 		r->applied++;
@@ -214,8 +344,7 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 		break;
 	case OUTCOME_SHOWN:
 		r->applied++;
-		if (!r->json)
-			show_row(r, h, o->state);
+		show_thread(r, h, o->state);
 		break;
 	case OUTCOME_GONE:
 		r->gone++;
@@ -304,8 +433,17 @@ int report_finish(struct report *r)
 	else
 		status = EXIT_NONE_APPLIED;
 
+	if (r->tally)
+		report_process_done(r, r->tally->pid);
+	if (r->table && show_print(r->table, r->out) < 0)
+		fprintf(r->err, "pidmempolicy: cannot print the table\n");
 	if (r->json) {
-		fprintf(r->out, "],\"totals\":{\"done\":%lu,\"failed\":%lu,\"exited\":%lu,\"not_reached\":%lu}",
+		fputs("],\"processes\":", r->out);
+		if (r->processes && fflush(r->processes) == 0)
+			fprintf(r->out, "[%.*s]", (int)r->processes_len, r->processes_text);
+		else
+			fputs("null", r->out);
+		fprintf(r->out, ",\"totals\":{\"done\":%lu,\"failed\":%lu,\"exited\":%lu,\"not_reached\":%lu}",
 			r->applied, r->failed, r->gone, r->signal ? r->unreached : 0);
 		if (r->signal)
 			fprintf(r->out, ",\"interrupted\":true,\"signal\":\"SIG%s\"", sigabbrev_np(r->signal));
@@ -327,5 +465,12 @@ int report_finish(struct report *r)
 	}
 	if (r->signal)
 		report_interruption(r);
+	if (r->processes)
+		fclose(r->processes);
+	free(r->processes_text);
+	show_free(r->table);
+	if (r->tally)
+		free(r->tally->kinds);
+	free(r->tally);
 	return status;
 }

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "apply.h"
+#include "show.h"
 #include "targets.h"
 
 /* Exit statuses (documented in pidmempolicy(8)). */
@@ -33,7 +34,12 @@ struct report {
 	const char *backend_why;	/* why that one, for -v */
 	unsigned long applied, failed, gone;
 	unsigned long objects;		/* JSON objects written */
-	bool header_done;		/* --show table header */
+	struct show_table *table;	/* --show without --json: printed at the end */
+	enum show_view view;
+	struct tally *tally;		/* --show: the process in hand's threads */
+	FILE *processes;		/* --show --json: the "processes" array so far */
+	char *processes_text;
+	size_t processes_len;
 	pid_t frozen_named;		/* the process last named as in a frozen cgroup */
 	int signal;			/* the run was interrupted by it; 0 if not */
 	unsigned long unreached;	/* threads found, not reached for it */
@@ -45,6 +51,10 @@ void report_init(struct report *r, FILE *out, FILE *err, enum action action, boo
 /* The backend that sets (or would set) the policy, and why that one:
  * --json names it, -v says both.  Before report_begin. */
 void report_backend(struct report *r, const char *name, const char *why);
+
+/* --show: the table to fill (NULL with --json) and its view.  Before
+ * report_begin.  0, or -1 (out of memory) after one line on stderr. */
+int report_show(struct report *r, struct show_table *table, enum show_view view);
 
 /* Begin the output: the JSON document's head, or -v's backend line. */
 void report_begin(struct report *r);
@@ -61,6 +71,9 @@ void report_reason(const struct task_handle *h, const struct outcome *o, char *b
 
 void report_task(struct report *r, struct task_handle *h, const struct outcome *o);
 
+/* The last task of process pid has been reported: --show sums it up. */
+void report_process_done(struct report *r, pid_t pid);
+
 /* A problem outside any one thread (e.g. out of memory): one line on
  * stderr, counted as a failure. */
 void report_failure(struct report *r, const char *what);
@@ -69,9 +82,9 @@ void report_failure(struct report *r, const char *what);
  * threads it had found: report_finish says so. */
 void report_interrupted(struct report *r, int sig, unsigned long unreached);
 
-/* Close the output (summary line, JSON totals, the interruption); return
- * the exit status (for an interrupted run, 128 + the signal, which the
- * caller dies of). */
+/* Close the output (the --show table, summary line, JSON totals, the
+ * interruption) and free what the report holds; return the exit status
+ * (for an interrupted run, 128 + the signal, which the caller dies of). */
 int report_finish(struct report *r);
 
 #endif

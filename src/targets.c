@@ -89,6 +89,11 @@ struct failure_subject targets_subject(const struct task_handle *h)
 	};
 }
 
+bool targets_comm_known(struct task_handle *h)
+{
+	return targets_task_stat(h)->state != 0;	/* every stat line has a state */
+}
+
 /* ---- the process ---------------------------------------------------------- */
 
 static void open_process(const struct pid_spec *spec, struct task_handle *h)

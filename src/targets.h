@@ -45,6 +45,10 @@ struct task_visitor {
 	void *arg;
 };
 
+/* Whether the task's name (comm) could be read as its own: if not, its
+ * stat says "?", and JSON says null. */
+bool targets_comm_known(struct task_handle *h);
+
 /* The task's name and flags, read from /proc on first use: a thread that
  * is set without a word said costs no read.  "?" when unreadable. */
 const struct proc_stat *targets_task_stat(struct task_handle *h);

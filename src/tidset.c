@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -55,6 +56,16 @@ int tidset_add(struct tidset *s, pid_t id)
 	s->slots[j] = id;
 	s->used++;
 	return 1;
+}
+
+bool tidset_has(const struct tidset *s, pid_t id)
+{
+	if (!s->cap)
+		return false;
+	for (size_t j = slot_of(id, s->cap); s->slots[j]; j = (j + 1) & (s->cap - 1))
+		if (s->slots[j] == id)
+			return true;
+	return false;
 }
 
 void tidset_release(struct tidset *s)

@@ -7,6 +7,7 @@
 #ifndef PMP_TIDSET_H
 #define PMP_TIDSET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -20,6 +21,9 @@ int tidset_reserve(struct tidset *s, size_t n);
 
 /* 1 if id (> 0) was added, 0 if it was there, -1 out of memory. */
 int tidset_add(struct tidset *s, pid_t id);
+
+/* Whether id is in the set. */
+bool tidset_has(const struct tidset *s, pid_t id);
 
 void tidset_release(struct tidset *s);
 

@@ -30,7 +30,7 @@ packages=(
 	build-essential autoconf automake pkg-config	# the build
 	gcc-12-multilib					# a 32-bit test target (not gcc-multilib:
 							# it conflicts with the cross compilers)
-	libnuma-dev libcap-dev				# libraries the tool uses
+	libnuma-dev libcap-dev libsmartcols-dev		# libraries the tool uses
 	clang libclang-rt-14-dev valgrind		# second compiler, libFuzzer; memcheck
 	bats bash-completion mandoc groff-base strace python3 jq	# host and guest tests
 	linux-source-6.1 linux-source-6.12 bc bison flex libelf-dev libssl-dev xz-utils	# the test kernels

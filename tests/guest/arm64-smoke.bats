@@ -90,7 +90,7 @@ NOT_PROVIDED_START="pidmempolicy: this kernel does not provide pidfd_set_mempoli
 	run --separate-stderr "$PMP" -v --interleave=0-3 -p "$TARGET_PID"
 	echo "status=$status stderr=[$stderr]"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to interleave:0-3" ]
+	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to interleave:0-3 (was default)" ]
 	[[ ${lines[1]} == "backend: ptrace (this kernel does not provide pidfd_set_mempolicy(2): "* ]]
 	[ "$(task_policy "$TARGET_PID")" = interleave:0-3 ]
 }

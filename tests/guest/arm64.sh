@@ -13,7 +13,8 @@
 #                             bin/bash-static (busybox-static:arm64,
 #                             bash-static:arm64)
 #   arm64.sh sysroot          print the sysroot: libc6, libgcc-s1, libnuma1,
-#                             libnuma-dev, libcap2, libcap-dev (all :arm64)
+#                             libnuma-dev, libcap2, libcap-dev, libsmartcols1,
+#                             libsmartcols-dev (all :arm64)
 #   arm64.sh fetch            all three of the above
 #   arm64.sh configure [ARG]...
 #                             run the project's configure in the current
@@ -42,7 +43,7 @@ die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 1; }
 msg() { printf '%s: %s\n' "$prog" "$*" >&2; }
 usage() { sed -n '5,24s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 
-sysroot_pkgs=(libc6 libgcc-s1 libnuma1 libnuma-dev libcap2 libcap-dev)
+sysroot_pkgs=(libc6 libgcc-s1 libnuma1 libnuma-dev libcap2 libcap-dev libsmartcols1 libsmartcols-dev)
 userland_pkgs=(busybox-static bash-static)
 # What `make` builds for arm64: the other helpers are x86-only for now.
 build_targets=(src/pidmempolicy tests/helpers/pmp-target tests/helpers/pmp-threads

@@ -72,7 +72,7 @@ every_thread_has() {
 	cat "$BATS_TEST_TMPDIR/trace"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
-	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to interleave:0-3" ]
+	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to interleave:0-3 (was default)" ]
 	[ "$(task_policy "$TARGET_PID")" = interleave:0-3 ]
 	[ "$(target_cmd policy)" = "mode=3 nodes=0-3" ]
 	grep -q "statfs(\"$EVENT\", .*) = 0" "$BATS_TEST_TMPDIR/trace"

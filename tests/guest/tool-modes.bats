@@ -22,7 +22,7 @@ set_and_check() {
 	echo "status=$status out=$output err=$stderr"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
-	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to $1" ]
+	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to $1 (was default)" ]
 	[ "$(task_policy "$TARGET_PID")" = "$1" ]
 	[ "$(target_cmd policy)" = "$2" ]
 }
@@ -54,7 +54,7 @@ set_and_check() {
 	target_start
 	run --separate-stderr "$PMP" -v -b --membind=1-2 -p "$TARGET_PID"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to bind=balancing:1-2" ]
+	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to bind=balancing:1-2 (was default)" ]
 	kernel=$(task_policy "$TARGET_PID")
 	echo "kernel=[$kernel]"
 	[ "$kernel" = "bind=balancing:1-2" ]

@@ -17,7 +17,7 @@ teardown() {
 	[ -d "$CG" ] && rmdir "$CG" 2>/dev/null || true
 }
 
-@test "option --show: the policy the kernel reports, the allowed nodes and the pages per node" {
+@test "option --show: the policy the kernel reports and the allowed nodes; --show=processes: the pages per node" {
 	target_start
 	run "$PMP" --membind=0 -p "$TARGET_PID"
 	target_cmd alloc 16 >/dev/null
@@ -27,12 +27,19 @@ teardown() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
-	[[ "${lines[0]}" == *PID*TID*COMMAND*POLICY*MEMS*PAGES ]]
-	read -r pid tid comm policy mems n0 n1 n2 n3 <<<"${lines[1]}"
+	[ "$(echo ${lines[0]})" = "PID TID COMMAND POLICY MEMS" ]
+	read -r pid tid comm policy mems extra <<<"${lines[1]}"
 	[ "$pid $tid $comm $policy $mems" = "$TARGET_PID $TARGET_PID pmp-target interleave:0-3 0-3" ]
-	# 16 MiB bound to node 0, then 16 MiB interleaved: node 0 has the most
-	[ "${n0#N0=}" -ge $((4096 + 1000)) ] && [ "${n1#N1=}" -ge 1000 ] && [ "${n3#N3=}" -ge 1000 ]
+	[ -z "$extra" ]
 	[ "${#lines[@]}" -eq 2 ]
+	run --separate-stderr "$PMP" --show=processes -p "$TARGET_PID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(echo ${lines[0]})" = "PID COMMAND POLICY MEMS THREADS SAME DIFFER N0 N1 N2 N3" ]
+	read -r pid comm policy mems threads same differ n0 n1 n2 n3 <<<"${lines[1]}"
+	[ "$pid $comm $policy $mems $threads $same $differ" = "$TARGET_PID pmp-target interleave:0-3 0-3 1 1 0" ]
+	# 16 MiB bound to node 0, then 16 MiB interleaved: node 0 has the most
+	[ "$n0" -ge $((4096 + 1000)) ] && [ "$n1" -ge 1000 ] && [ "$n3" -ge 1000 ]
 }
 
 @test "option --show -a: one line per thread, each with its own policy (6.1 sets only the leader)" {
@@ -45,6 +52,33 @@ teardown() {
 	[ "$(awk 'NR > 1 {print $4}' <<<"$output" | tr '\n' ' ')" = "bind:2 default default " ]
 }
 
+@test "option --show=processes: a thread that differs is counted, the pages are the process's once" {
+	target_start --threads=3
+	run "$PMP" --membind=2 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	run --separate-stderr "$PMP" --show=processes --raw --noheadings -o pid,policy,threads,same,differ -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$TARGET_PID bind:2 4 1 3" ]
+}
+
+@test "option --show: a mapping's own policy (mbind) is not taken for the task's" {
+	target_start
+	run "$PMP" --interleave=1-2 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	addr=$(target_cmd alloc 4)
+	# a JVM with -XX:+UseNUMA binds its heap so; its lowest mapping too
+	[ "$(target_cmd "mbind-maps 1 2")" = "ok 1" ]
+	[ "$(awk 'NR == 1 { print $2 }' "/proc/$TARGET_PID/numa_maps")" = bind:0 ]
+	run --separate-stderr "$PMP" --show --raw --noheadings -o policy -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	# bind:0 and interleave:1-2 both appear, none default: it cannot be known
+	[ "$output" = unknown ]
+	run "$PMP" --default -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	run --separate-stderr "$PMP" --show --raw --noheadings -o policy -p "$TARGET_PID"
+	[ "$output" = default ]
+}
+
 @test "option --show --json is one document a script can read" {
 	target_start
 	run "$PMP" --preferred=3 -p "$TARGET_PID"
@@ -54,8 +88,9 @@ teardown() {
 	[ "$(jq -r .action <<<"$output")" = show ]
 	[ "$(jq -r '.threads[0].policy' <<<"$output")" = "prefer:3" ]
 	[ "$(jq -r '.threads[0].comm' <<<"$output")" = pmp-target ]
-	[ "$(jq -r '.threads[0].mems_allowed' <<<"$output")" = "0-3" ]
-	[ "$(jq -r '.threads[0].pages["3"]' <<<"$output")" -ge 2048 ]
+	[ "$(jq -c '.threads[0].mems_allowed' <<<"$output")" = "[0,1,2,3]" ]
+	[ "$(jq -r '.processes[0].pages["3"]' <<<"$output")" -ge 2048 ]
+	[ "$(jq -r '.processes[0].policy' <<<"$output")" = "prefer:3" ]
 	[ "$(jq -r '.totals.done' <<<"$output")" -eq 1 ]
 	[ "$(jq -r '.exit_status' <<<"$output")" -eq 0 ]
 }
@@ -158,6 +193,30 @@ teardown() {
 	for n in web db out; do target_stop --name=$n; done
 	rmdir "$CG/app.slice/web.service" "$CG/app.slice/db.service" "$CG/app.slice" \
 		"$CG/idle.slice/none.service" "$CG/idle.slice" 2>/dev/null || true
+}
+
+@test "option --unit: refused while systemd does not run; the unit's cgroup once it does, as systemd lays it out" {
+	# this guest boots without systemd
+	[ ! -e /run/systemd/system ]
+	target_start --name=svc
+	target_start --name=out
+	run --separate-stderr "$PMP" --unit=pmp-demo --membind=3
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: --unit=pmp-demo: systemd is not running here (no /run/systemd/system); name the cgroup with --cgroup=PATH" ]
+	[ "$(task_policy "$TARGET_PID_svc")" = default ]
+	# what systemd would have made: the unit in its slice
+	mkdir -p /run/systemd/system /sys/fs/cgroup/pmp.slice/pmp-demo.service
+	echo "$TARGET_PID_svc" > /sys/fs/cgroup/pmp.slice/pmp-demo.service/cgroup.procs
+	run --separate-stderr "$PMP" -v --unit=pmp-demo --membind=3
+	echo "$output $stderr"
+	status_was=$status
+	echo "$TARGET_PID_svc" > /sys/fs/cgroup/cgroup.procs
+	rmdir /sys/fs/cgroup/pmp.slice/pmp-demo.service /sys/fs/cgroup/pmp.slice /run/systemd/system /run/systemd
+	[ "$status_was" -eq 0 ]
+	[ "$(task_policy "$TARGET_PID_svc")" = "bind:3" ]
+	[ "$(task_policy "$TARGET_PID_out")" = default ]
+	[ "${lines[-1]}" = "1 set, 0 failed, 0 exited" ]
+	for n in svc out; do target_stop --name=$n; done
 }
 
 @test "the default picks the verified syscall here: never a ptrace(2) call (seccomp), -v and --json say so" {

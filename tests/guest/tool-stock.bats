@@ -86,7 +86,7 @@ setup() {
 	target_start
 	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" --backend=auto -v --preferred=1 -p "$TARGET_PID"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to prefer:1" ]
+	[ "${lines[0]}" = "set pid $TARGET_PID (pmp-target) to prefer:1 (was default)" ]
 	[[ ${lines[1]} == "backend: ptrace (this kernel does not provide pidfd_set_mempolicy(2): "* ]]
 	[ "$(task_policy "$TARGET_PID")" = "prefer:1" ]
 }

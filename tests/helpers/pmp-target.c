@@ -63,6 +63,13 @@
  *                        loops the stopped faulters completed. Not workers.
  *   zombie               fork a child that exits at once and is NOT reaped
  *                        (until "exit"); reply: the child's PID.
+ *   mbind-maps COUNT MODE  give the COUNT lowest mappings ("all": every one)
+ *                        a policy of their own, mbind(2) MODE (a number: 1
+ *                        preferred, 2 bind, 3 interleave) on node 0, as a JVM
+ *                        with -XX:+UseNUMA mbinds its heap, or as a process
+ *                        that wants --show fooled; reply "ok N" with the
+ *                        mappings that took it (the kernel's own, [vvar]
+ *                        and such, may refuse).
  *   ping                 reply "pong".
  *   exit                 reply "bye" and exit 0.
  *
@@ -446,6 +453,43 @@ static long parse_count(const char *s)
 	return n;
 }
 
+/* mbind-maps COUNT MODE: see the header. */
+static void do_mbind_maps(char *arg, char *reply)
+{
+	char *mode_s = strchr(arg, ' '), *end;
+	unsigned long long start, stop, mask = 1;
+	long count, mode, done = 0, seen = 0;
+	char line[512];
+	FILE *maps;
+
+	if (!mode_s) {
+		reply_fmt(reply, "error usage: mbind-maps COUNT MODE");
+		return;
+	}
+	*mode_s++ = '\0';
+	count = strcmp(arg, "all") == 0 ? LONG_MAX : strtol(arg, &end, 10);
+	mode = strtol(mode_s, &end, 10);
+	if (count < 0 || mode < 1 || mode > 3 || *end) {
+		reply_fmt(reply, "error usage: mbind-maps COUNT MODE");
+		return;
+	}
+	maps = fopen("/proc/self/maps", "r");
+	if (!maps) {
+		reply_fmt(reply, "error maps: %s", strerror(errno));
+		return;
+	}
+	while (seen < count && fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%llx-%llx", &start, &stop) != 2)
+			continue;
+		seen++;
+		if (syscall(SYS_mbind, (unsigned long)start, (unsigned long)(stop - start), (int)mode, &mask,
+			    (unsigned long)(sizeof(mask) * 8), 0U) == 0)
+			done++;
+	}
+	fclose(maps);
+	reply_fmt(reply, "ok %ld", done);
+}
+
 /* Read and answer the commands until EOF or "exit". */
 static void *serve(void *exit_at_end)
 {
@@ -498,6 +542,8 @@ static void *serve(void *exit_at_end)
 			}
 		} else if (strcmp(cmd, "policy") == 0) {
 			do_policy(reply);
+		} else if (strcmp(cmd, "mbind-maps") == 0) {
+			do_mbind_maps(arg, reply);
 		} else if (strcmp(cmd, "policy-thread") == 0) {
 			in_thread(arg, "policy", reply);
 		} else if (strcmp(cmd, "threads") == 0) {

@@ -73,6 +73,7 @@ need_nodes() {
 LONG_OPTIONS='--pid --all-threads --all-tasks --all --cgroup --interleave --weighted-interleave
 	--membind --preferred --preferred-many --localalloc --default --static
 	--relative --balancing --migrate --migrate-only --backend --allow-seccomp --show --json
+	--output --noheadings --raw
 	--dry-run --verbose --help --usage --version'
 
 @test "the completion script is valid bash" {
@@ -300,4 +301,14 @@ LONG_OPTIONS='--pid --all-threads --all-tasks --all --cgroup --interleave --weig
 	comp --backend = p
 	[ "${lines[0]}" = ptrace ]
 	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "-o completes --show's columns, after a comma too; --show= its views" {
+	comp --show -o P
+	[ "$status" -eq 0 ]
+	has PID && has POLICY
+	comp --show -o PID,TH
+	[ "${lines[*]}" = "PID,THREADS" ]
+	comp --show = p
+	[ "${lines[*]}" = "processes" ]
 }

@@ -166,15 +166,20 @@ interrupted_line() {
 	[ "$(every_thread_sound interleave:0)" -eq 0 ]
 }
 
-@test "SIGINT during --show: 130, the rows so far, the line" {
+# The table is drawn when its widths are known, at the end; the JSON
+# document is written as the threads are read, so it shows the signal
+# landing mid-run.
+@test "SIGINT during --show: 130, the threads read so far, the line" {
 	threads_start 6000
-	tool_start --show -a -p "$THREADS_PID"
+	tool_start --show --json -a -p "$THREADS_PID"
 	until_bytes 20000
 	kill -INT "$TOOL_PID"
 	tool_end
 	[ "$status" -eq 130 ]
 	interrupted_line shown "not read"
-	[ "$(grep -c "^ *$THREADS_PID " "$BATS_TEST_TMPDIR/out")" -eq "$SET_N" ]
+	jq -e '.interrupted == true and .action == "show"' "$BATS_TEST_TMPDIR/out"
+	[ "$(jq '.threads | length' "$BATS_TEST_TMPDIR/out")" -eq "$SET_N" ]
+	[ "$(jq '.processes[0].threads' "$BATS_TEST_TMPDIR/out")" -eq "$SET_N" ]
 }
 
 @test "a signal ignored by the caller's shell stays ignored (nohup)" {

@@ -140,7 +140,7 @@ no_control_bytes() {
 	[ "$status" -eq 0 ]
 	want=""
 	for i in "${!NAMES[@]}"; do
-		want+="set tid ${TIDS[$i]} (${SHOWN[$i]}) of pid $TARGET_PID to bind:0"$'\n'
+		want+="set tid ${TIDS[$i]} (${SHOWN[$i]}) of pid $TARGET_PID to bind:0 (was default)"$'\n'
 	done
 	want+="backend: ptrace (--backend=ptrace)"$'\n'
 	want+="${#NAMES[@]} set, 0 failed, 0 exited"$'\n'
@@ -263,7 +263,9 @@ set_redirected() {
 @test "write error: --help and --version on /dev/full exit 1" {
 	run_redirected '>/dev/full' --help
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "pidmempolicy: write error: No space left on device" ]
+	# the help is longer than stdout's buffer: the write that failed was
+	# an earlier one, whose errno stdio does not keep
+	[[ $stderr =~ ^"pidmempolicy: write error"(": No space left on device")?$ ]]
 	run_redirected '>/dev/full' --version
 	[ "$status" -eq 1 ]
 }
@@ -321,7 +323,7 @@ sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)' \
 	start_child
 	run --separate-stderr "$PMP" --backend=ptrace -v --membind=0 -p "$CHILD_PID,$CHILD_PID" -p "$CHILD_PID"
 	[ "$status" -eq 0 ]
-	[ "$output" = "set pid $CHILD_PID (sleep) to bind:0"$'\n'"backend: ptrace (--backend=ptrace)"$'\n'"1 set, 0 failed, 0 exited" ]
+	[ "$output" = "set pid $CHILD_PID (sleep) to bind:0 (was default)"$'\n'"backend: ptrace (--backend=ptrace)"$'\n'"1 set, 0 failed, 0 exited" ]
 }
 
 @test "--all is --all-threads" {
@@ -399,9 +401,13 @@ MAIN_EXITED='the main thread of pid %s has exited; its other threads run (use -a
 	[ "${lines[-1]}" = "3 set, 0 failed, 1 exited" ]
 	run --separate-stderr "$PMP" --show -a -p "$TARGET_PID"
 	[ "$status" -eq 0 ]
-	read -r _ tid _ _ _ pages <<<"${lines[2]}"
+	read -r _ tid _ _ _ <<<"${lines[2]}"
 	[ "$tid" != "$TARGET_PID" ]
-	[[ $pages =~ N0=[1-9] ]] || { echo "no pages: ${lines[2]}"; false; }
+	run --separate-stderr "$PMP" --show=processes --raw --noheadings -o threads,n0 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	read -r threads pages <<<"$output"
+	[ "$threads" -eq 4 ]
+	[ "$pages" -gt 0 ] || { echo "no pages: $output"; false; }
 }
 
 @test "the tool's own PID is named as the tool itself (ptrace)" {
@@ -432,7 +438,7 @@ MAIN_EXITED='the main thread of pid %s has exited; its other threads run (use -a
 	run --separate-stderr "$PMP_SECCOMP" --deny=451 -- "$PMP" -v --interleave=0 -p "$pid"
 	echo "status=$status stderr=[$stderr]"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "set pid $pid (sleep) to interleave:0" ]
+	[ "${lines[0]}" = "set pid $pid (sleep) to interleave:0 (was default)" ]
 	[ "${lines[1]}" = "backend: ptrace (this kernel does not provide pidfd_set_mempolicy(2): /proc/kallsyms names no sys_pidfd_set_mempolicy)" ]
 	[ "$(task_policy "$pid" "$pid")" = interleave:0 ]
 	run --separate-stderr "$PMP_SECCOMP" --deny=451 -- "$PMP" --json --membind=0 -p "$pid"

@@ -17,8 +17,8 @@ load helpers
 @test "usage: a PID but no policy" {
 	bad_usage "no policy given (one of --interleave, --weighted-interleave, --membind, --preferred, --preferred-many, --localalloc, --default; or --show)" -p $$
 }
-@test "usage: a policy but no PID" { bad_usage "no target given (-p PID or --cgroup=PATH)" --interleave=0; }
-@test "usage: -a without PID" { bad_usage "no target given (-p PID or --cgroup=PATH)" -a -m 0; }
+@test "usage: a policy but no PID" { bad_usage "no target given (-p PID, --cgroup=PATH or --unit=NAME)" --interleave=0; }
+@test "usage: -a without PID" { bad_usage "no target given (-p PID, --cgroup=PATH or --unit=NAME)" -a -m 0; }
 @test "usage: two policies" { bad_usage "only one policy may be given (--interleave and --membind)" -i 0 -m 0 -p $$; }
 @test "usage: local and default" { bad_usage "only one policy may be given (--localalloc and --default)" -l --default -p $$; }
 @test "usage: the same policy twice" { bad_usage "only one policy may be given (--interleave and --interleave)" -i 0 -i 0 -p $$; }

@@ -29,7 +29,7 @@ bats_require_minimum_version 1.5.0
 	kill "$pid"
 	echo "status=$status out=$output err=$stderr policy=$policy"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "set pid $pid (sleep) to interleave:0-3" ]
+	[ "${lines[0]}" = "set pid $pid (sleep) to interleave:0-3 (was default)" ]
 	[[ ${lines[1]} == "backend: ptrace ("* ]]
 	[ "$policy" = interleave:0-3 ]
 }

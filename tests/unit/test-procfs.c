@@ -94,6 +94,7 @@ int main(void)
 
 		ok(procfs_parse_numa_maps_line(a, strlen(a), &l) == 0, "numa_maps line with its newline");
 		is_str(l.policy, "interleave:0-3", "policy field");
+		ok(l.start == 0x7f0000000000ULL, "the mapping's address");
 		ok(l.max_node == 4 && l.pages[0] == 4096 && l.pages[3] == 4096, "pages per node");
 		ok(procfs_parse_numa_maps_line(b, strlen(b), &l) == 0, "a policy with a space in its name");
 		is_str(l.policy, "prefer (many)=static:1-2", "prefer (many) with a flag");
@@ -101,6 +102,9 @@ int main(void)
 		ok(procfs_parse_numa_maps_line(c, strlen(c), &l) == 0 && strcmp(l.policy, "weighted interleave:0-3") == 0,
 		   "weighted interleave");
 		ok(procfs_parse_numa_maps_line("garbage", 7, &l) < 0, "no policy field");
+		ok(procfs_parse_numa_maps_line("7G00 default N0=1", 17, &l) < 0, "an address that is not hex");
+		ok(procfs_parse_numa_maps_line("10000000000000000 default", 25, &l) < 0,
+		   "an address of more than 64 bits");
 		ok(procfs_parse_numa_maps_line("0 unknown:1 N0=1", 16, &l) < 0, "unknown mode");
 		/* fuzz/regressions/procfs: a newline inside the length used to
 		 * loop forever; a value at the very end used to be read past */

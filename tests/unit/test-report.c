@@ -26,6 +26,7 @@ int main(void)
 	if (!sink)
 		return 99;
 	strcpy(h.stat.comm, "java");
+	h.stat.state = 'S';
 	report_task_name(&h, name, sizeof(name));
 	is_str(name, "tid 1201 (java) of pid 1200", "thread name");
 	h.per_thread = false;
@@ -33,6 +34,7 @@ int main(void)
 	report_task_name(&h, name, sizeof(name));
 	is_str(name, "pid 1200 (java)", "process name");
 	strcpy(h.stat.comm, "?");
+	h.stat.state = 0;	/* as targets.c leaves a stat it could not read */
 	report_task_name(&h, name, sizeof(name));
 	is_str(name, "pid 1200", "unknown comm left out");
 

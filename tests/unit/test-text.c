@@ -32,6 +32,22 @@ static const char *jsoned(const char *in)
 	return out;
 }
 
+static const char *listed(const char *in)
+{
+	static char out[512];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		exit(99);
+	json_number_list(f, in);
+	fclose(f);
+	snprintf(out, sizeof(out), "%s", text);
+	free(text);
+	return out;
+}
+
 int main(void)
 {
 	char small[8];
@@ -59,5 +75,13 @@ int main(void)
 	is_str(jsoned("a\x9b" "b"), "\"a\\\\x9bb\"", "json: a byte not UTF-8 as the text \\x9b");
 	is_str(jsoned("\xc2\x9b\xe2\x80\xae\xe2\x80\xa8\x7f"), "\"\\u009b\\u202e\\u2028\\u007f\"",
 	       "json: C1, bidi, line separator, DEL as \\u");
+	is_str(listed("0-3,8"), "[0,1,2,3,8]", "json: a node list as numbers");
+	is_str(listed("0"), "[0]", "json: one node");
+	is_str(listed(""), "null", "json: an empty list is null");
+	is_str(listed(NULL), "null", "json: no list is null");
+	is_str(listed("3-1"), "null", "json: a range backwards is null");
+	is_str(listed("0,,1"), "null", "json: an empty item: null, nothing half-written");
+	is_str(listed("0-"), "null", "json: a range cut short");
+	is_str(listed("0-99999999"), "null", "json: no node numbers near a million");
 	return tap_done();
 }

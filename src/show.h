@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * show.h - the --show table, drawn by libsmartcols as util-linux tools
+ * draw theirs: its two views (a row per thread, or a row per process), its
+ * columns and their -o names, --noheadings and --raw.  It formats what it
+ * is given; reading the tasks is inspect's, counting them report's.
+ */
+#ifndef PMP_SHOW_H
+#define PMP_SHOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+enum show_view {
+	SHOW_THREADS,		/* a row per target thread */
+	SHOW_PROCESSES,		/* a row per process, numastat -p style */
+};
+
+struct show_table;
+
+/* One process's row: its main thread's policy and how many of its
+ * threads have the same one, and its resident pages per node. */
+struct show_process {
+	pid_t pid;
+	const char *comm;		/* escaped for a terminal */
+	const char *policy;		/* the main thread's; NULL if unknown */
+	unsigned long threads, same;	/* threads read; those with policy */
+	const char *mems_allowed;	/* the main thread's; NULL if unknown */
+	const unsigned long long *pages;	/* per node, 4 KiB pages */
+	unsigned int nnodes;
+};
+
+/* The view's table with the columns listed in `columns` (comma-separated
+ * names, NULL for the view's defaults), for a machine whose highest node
+ * is max_node.  NULL, with one sentence in why, for an unknown column or
+ * out of memory. */
+struct show_table *show_new(enum show_view view, const char *columns, bool noheadings,
+			    bool raw, unsigned int max_node, char *why, size_t whylen);
+
+/* A row.  Text is copied; NULL prints as "unknown".  0, or -1 (out of
+ * memory). */
+int show_add_thread(struct show_table *t, pid_t pid, pid_t tid, const char *comm,
+		    const char *policy, const char *mems_allowed);
+int show_add_process(struct show_table *t, const struct show_process *p);
+
+/* Print the table (nothing if it has no row) and free it.  0, or -1. */
+int show_print(struct show_table *t, FILE *out);
+void show_free(struct show_table *t);
+
+/* The --help text that lists every column of both views. */
+extern const char show_columns_help[];
+
+#endif
