@@ -173,22 +173,29 @@ static void read_state(struct applier *a, struct task_handle *h, struct outcome 
 	o->kind = OUTCOME_SHOWN;
 }
 
-/* An interleave: the pages re-spread evenly over its nodes (spread.h). */
-static void spread_pages(const struct applier *a, struct task_handle *h, struct migration *m)
+/* An interleave: the pages re-spread over its nodes, evenly or by the
+ * weighted interleave's node weights (spread.h). */
+static void spread_pages(struct applier *a, struct task_handle *h, struct migration *m)
 {
-	struct spread_result res;
+	struct spread_options opt = a->spreading;
+	struct spread_result *res = &a->spread;
 
 	if (sys_pidfd_exited(h->pidfd) != 0) {
 		m->err = ESRCH;
 		return;
 	}
-	(void)spread_process(h->pid, a->policy->nodes, &res);
+	opt.weights = NULL;
+	if (a->policy->mode == MPOL_WEIGHTED_INTERLEAVE &&
+	    spread_read_weights(a->weights, SPREAD_MAX_NODES) == 0)
+		opt.weights = a->weights;
+	(void)spread_process(h->pid, a->policy->nodes, &opt, res);
 	m->spread = true;
-	m->moved = !res.err;
-	m->err = res.err;
-	m->pages = res.pages;
-	m->moved_pages = res.moved;
-	m->not_moved = res.not_moved;
+	m->moved = !res->err;
+	m->err = res->err;
+	m->pages = res->pages;
+	m->moved_pages = res->moved;
+	m->not_moved = res->not_moved;
+	m->detail = res;
 }
 
 /* Move the pages the process already has onto the policy's nodes:
@@ -196,14 +203,14 @@ static void spread_pages(const struct applier *a, struct task_handle *h, struct 
  * even share on each of its nodes.  Done on the main thread's handle,
  * while its pidfd is held and alive, so the PID still names the process
  * that was confirmed. */
-static void migrate_process(const struct applier *a, struct task_handle *h, struct migration *m)
+static void migrate_process(struct applier *a, struct task_handle *h, struct migration *m)
 {
 	struct bitmask *from;
 	long r;
 
 	if (h->tid != h->pid || !a->policy->nodes)
 		return;
-	if (a->policy->mode == MPOL_INTERLEAVE) {
+	if (a->policy->mode == MPOL_INTERLEAVE || a->policy->mode == MPOL_WEIGHTED_INTERLEAVE) {
 		spread_pages(a, h, m);
 		return;
 	}

@@ -17,6 +17,7 @@
 #include "inspect.h"
 #include "policy.h"
 #include "ptrace.h"
+#include "spread.h"
 #include "sys.h"
 #include "targets.h"
 
@@ -36,6 +37,7 @@ struct migration {
 	bool nothing_to_move;	/* the policy's nodes cover every node */
 	bool spread;		/* an interleave: re-spread with move_pages(2) */
 	long pages, moved_pages;	/* spread: resident pages, pages moved */
+	const struct spread_result *detail;	/* spread: per node, why pages stayed */
 };
 
 /* What became of one task.  Its texts point into the applier's buffers
@@ -69,6 +71,7 @@ struct applier {
 	const struct setter *setter;
 	const struct policy *policy;	/* NULL for ACTION_SHOW */
 	bool migrate;			/* ACTION_SET: also move existing pages */
+	struct spread_options spreading;	/* the rate cap and progress line of a re-spread */
 	enum backend backend;		/* ACTION_SET: how */
 	bool allow_seccomp;		/* BACKEND_PTRACE: inject despite a seccomp filter */
 	bool read_before;		/* ACTION_SET, ACTION_DRY_RUN: read each task's
@@ -82,6 +85,8 @@ struct applier {
 	struct task_state shown;
 	struct task_state before;
 	struct policy_witness witness;	/* the process in hand's (inspect.h) */
+	struct spread_result spread;	/* the process in hand's re-spread */
+	unsigned int weights[SPREAD_MAX_NODES];
 	char allowed[128];		/* the target's Mems_allowed_list */
 	char refused[128];		/* asked-for nodes outside it */
 	char injection[96];		/* where an injection failed */

@@ -182,6 +182,9 @@ int main(int argc, char **argv)
 	run.applier.setter = &setter;
 	run.applier.policy = action == ACTION_SHOW ? NULL : &policy;
 	run.applier.migrate = req.migrate;
+	run.applier.spreading.rate = req.rate;
+	run.applier.spreading.progress = report_progress;
+	run.applier.spreading.arg = &run.report;
 	run.applier.backend = backend;
 	run.applier.allow_seccomp = req.allow_seccomp;
 	run.applier.read_before = req.verbose || req.json || action == ACTION_DRY_RUN;

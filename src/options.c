@@ -37,6 +37,7 @@ enum {
 	OPT_NOHEADINGS,
 	OPT_RAW,
 	OPT_UNIT,
+	OPT_RATE,
 };
 
 static const struct argp_option option_table[] = {
@@ -71,6 +72,9 @@ static const struct argp_option option_table[] = {
 	{ NULL, 0, NULL, 0, "Pages already placed:", 4 },
 	{ "migrate", 'M', NULL, 0, "after setting the policy, move the process's existing pages onto its nodes (migrate_pages(2))", 4 },
 	{ "migrate-only", OPT_MIGRATE_ONLY, NULL, 0, "move the existing pages onto the policy's nodes and set no policy (works without pidfd_set_mempolicy)", 4 },
+	{ "rate", OPT_RATE, "SIZE/s", 0,
+	  "move an interleave's pages at most SIZE bytes a second (K, M, G: KiB, MiB, GiB), "
+	  "so that the move leaves the workload memory bandwidth", 4 },
 
 	{ NULL, 0, NULL, 0, "How:", 5 },
 	{ "backend", OPT_BACKEND, "auto|syscall|ptrace", 0,
@@ -258,6 +262,37 @@ out:
 	return ret;
 }
 
+/* "100M/s", "512KiB/s", "1G": bytes per second, binary units.  0, or -1. */
+int options_parse_rate(const char *arg, unsigned long long *rate)
+{
+	static const char units[] = "KMGT";
+	unsigned long long v = 0;
+	const char *p = arg, *u;
+	int shift = 0;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - (unsigned long long)(*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (unsigned long long)(*p - '0');
+	}
+	if (*p && (u = strchr(units, *p)) != NULL) {
+		shift = 10 * (int)(u - units + 1);
+		p++;
+		if (strncmp(p, "iB", 2) == 0)
+			p += 2;
+	} else if (*p == 'B') {
+		p++;
+	}
+	if (strcmp(p, "/s") != 0 && *p)
+		return -1;
+	if (v == 0 || v > (UINT64_MAX >> shift))
+		return -1;
+	*rate = v << shift;
+	return 0;
+}
+
 /* ---- the options ----------------------------------------------------- */
 
 static void set_mode(struct argp_state *state, int mode, const char *option, const char *nodes)
@@ -349,6 +384,11 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case OPT_MIGRATE_ONLY:
 		req->migrate_only = true;
 		break;
+	case OPT_RATE:
+		if (options_parse_rate(arg, &req->rate) < 0)
+			argp_error(state, "invalid rate '%s' (e.g. 200M/s: bytes a second, K, M, G for KiB, "
+				   "MiB, GiB)", text_printable(arg, (size_t)-1, why, sizeof(why)));
+		break;
 	case OPT_BACKEND:
 		if (strcmp(arg, "syscall") == 0)
 			req->backend = CHOOSE_SYSCALL;
@@ -413,6 +453,8 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		if ((req->show_columns || req->noheadings || req->raw) && (!req->show || req->json))
 			argp_error(state, "--output, --noheadings and --raw shape the --show table "
 				   "(not --json's document)");
+		if (req->rate && !req->migrate && !req->migrate_only)
+			argp_error(state, "--rate paces --migrate or --migrate-only");
 		if (req->migrate && req->migrate_only)
 			argp_error(state, "--migrate and --migrate-only exclude each other");
 		if ((req->migrate || req->migrate_only) && (req->show || req->dry_run))
@@ -446,7 +488,7 @@ static const char doc[] =
 	"pidfd_set_mempolicy(2), 64 some set and some failed; 130, 143, 129 interrupted by SIGINT, "
 	"SIGTERM, SIGHUP (at a thread boundary, after a line saying how far it got).";
 
-/* The column list follows the text after \v, from show.c, which owns it. */
+/* The column list (show.h) follows the text after \v. */
 static char *help_filter(int key, const char *text, void *input)
 {
 	char *with = NULL;
@@ -454,7 +496,7 @@ static char *help_filter(int key, const char *text, void *input)
 	(void)input;
 	if (key != ARGP_KEY_HELP_POST_DOC || !text)
 		return (char *)text;
-	if (asprintf(&with, "%s\n\n%s", text, show_columns_help) < 0)
+	if (asprintf(&with, "%s\n\n%s", text, SHOW_COLUMNS_HELP) < 0)
 		return (char *)text;	/* the help without the column list */
 	return with;
 }

@@ -36,6 +36,7 @@ struct request {
 	bool json;			/* --json: one JSON document on stdout */
 	bool migrate;			/* --migrate: also move existing pages */
 	bool migrate_only;		/* --migrate-only: move pages, set no policy */
+	unsigned long long rate;	/* --rate: bytes a second at most; 0 none */
 	const char *cgroup;		/* --cgroup=PATH, or NULL */
 	const char *unit;		/* --unit=NAME, or NULL */
 	enum backend_choice backend;	/* --backend, else the configured default */
@@ -53,6 +54,10 @@ int options_parse_pids(const char *arg, struct pid_spec **specs, size_t *n,
  * stricter wins).  -1, with one sentence in why, if one PID is pinned to
  * two inodes, or out of memory. */
 int options_merge_pids(struct pid_spec *specs, size_t *n, char *why, size_t whylen);
+
+/* --rate's SIZE/s ("200M/s", "1GiB/s", "4096"): bytes a second, binary
+ * units.  0, or -1 for anything else, 0 or too large. */
+int options_parse_rate(const char *arg, unsigned long long *rate);
 
 /* Fill req from argv; exits with status 1 on a usage error. */
 void options_parse(int argc, char **argv, struct request *req);

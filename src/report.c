@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "report.h"
@@ -30,6 +31,7 @@ void report_init(struct report *r, FILE *out, FILE *err, enum action action, boo
 	r->verbose = verbose;
 	r->json = json;
 	r->policy_text = policy_text;
+	r->progress = isatty(fileno(err)) == 1;
 }
 
 void report_backend(struct report *r, const char *name, const char *why)
@@ -222,6 +224,25 @@ static void json_pages(FILE *f, const unsigned long long *pages, unsigned int nn
 	fputc('}', f);
 }
 
+/* A re-spread's detail: pages per node before and after, why pages
+ * stayed, whether a signal stopped it. */
+static void json_spread(FILE *f, const struct spread_result *d)
+{
+	fputs(",\"before\":{", f);
+	for (int n = 0; n < d->nnodes; n++)
+		fprintf(f, "%s\"%d\":%ld", n ? "," : "", n, d->before[n]);
+	fputs("},\"after\":{", f);
+	for (int n = 0; n < d->nnodes; n++)
+		fprintf(f, "%s\"%d\":%ld", n ? "," : "", n, d->after[n]);
+	fprintf(f, "},\"to_move\":%ld,\"not_moved_by\":{", d->to_move);
+	for (int i = 0; i < SPREAD_MAX_REASONS && d->reasons[i].pages; i++) {
+		fputs(i ? "," : "", f);
+		json_string(f, failure_errname(d->reasons[i].err));
+		fprintf(f, ":%ld", d->reasons[i].pages);
+	}
+	fprintf(f, "},\"interrupted\":%s", d->interrupted ? "true" : "false");
+}
+
 static void json_task(struct report *r, struct task_handle *h, const struct outcome *o,
 		      const char *why)
 {
@@ -250,6 +271,8 @@ static void json_task(struct report *r, struct task_handle *h, const struct outc
 			fputs("null", f);
 		if (m->spread)
 			fprintf(f, ",\"pages\":%ld,\"pages_moved\":%ld", m->pages, m->moved_pages);
+		if (m->detail)
+			json_spread(f, m->detail);
 		fputc('}', f);
 	}
 	fputs(",\"errno\":", f);
@@ -297,27 +320,72 @@ static const char *before_text(const struct outcome *o, char *buf, size_t len)
 	return buf;
 }
 
+void report_progress(const struct spread_progress *p, void *arg)
+{
+	struct report *r = arg;
+	double rate = p->seconds > 0 ? (double)p->done * 4096.0 / p->seconds / 1048576.0 : 0;
+
+	if (!r->progress || (p->seconds - r->progress_at < 0.1 && p->done < p->total))
+		return;
+	r->progress_at = p->seconds;
+	fprintf(r->err, "\rpidmempolicy: moving the pages of pid %d: %ld of %ld (%.1f MiB/s", (int)p->pid,
+		p->done, p->total, rate);
+	if (p->done > 0 && p->done < p->total)
+		fprintf(r->err, ", %.0f s left", p->seconds * (double)(p->total - p->done) / (double)p->done);
+	fputs(")\033[K", r->err);
+	fflush(r->err);
+	r->progress_drawn = true;
+}
+
+/* The pages that stayed, by the kernel's reason: "EBUSY 3, ENOMEM 1". */
+static void reasons_text(const struct spread_result *d, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; d && i < SPREAD_MAX_REASONS && d->reasons[i].pages && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s %ld", i ? ", " : "",
+				       failure_errname(d->reasons[i].err), d->reasons[i].pages);
+}
+
 /* --migrate / --migrate-only, on the main thread's outcome. */
 static void report_migration(struct report *r, const struct migration *m, const char *name)
 {
+	const struct spread_result *d = m->detail;
+	char reasons[200];
+
+	if (r->progress_drawn) {
+		fputs("\r\033[K", r->err);	/* the progress line's place */
+		r->progress_drawn = false;
+	}
 	if (m->err) {
 		r->failed++;
 		fprintf(r->err, "pidmempolicy: failed to move the pages of %s: %s (%s)\n", name,
 			strerror(m->err), failure_errname(m->err));
 		return;
 	}
+	reasons_text(d, reasons, sizeof(reasons));
+	if (d && d->interrupted)
+		fprintf(r->err, "pidmempolicy: interrupted while moving the pages of %s: %ld of %ld moved\n",
+			name, d->moved, d->to_move);
 	if (m->not_moved > 0)
-		fprintf(r->err, "pidmempolicy: %s: %ld pages could not be moved\n", name, m->not_moved);
+		fprintf(r->err, "pidmempolicy: %s: %ld pages could not be moved%s%s%s\n", name, m->not_moved,
+			reasons[0] ? " (" : "", reasons, reasons[0] ? ")" : "");
 	if (!r->verbose || r->json)
 		return;
-	if (m->spread)
+	if (m->spread) {
 		fprintf(r->out, "re-spread the pages of %s over the policy's nodes: %ld of %ld moved (%ld not moved)\n",
 			name, m->moved_pages, m->pages, m->not_moved);
-	else if (m->nothing_to_move)
+		fputs("  pages per node:", r->out);
+		for (int n = 0; d && n < d->nnodes; n++)
+			fprintf(r->out, " N%d %ld->%ld", n, d->before[n], d->after[n]);
+		fputc('\n', r->out);
+	} else if (m->nothing_to_move) {
 		fprintf(r->out, "nothing to move for %s: the policy's nodes are every node\n", name);
-	else if (m->moved)
+	} else if (m->moved) {
 		fprintf(r->out, "moved the pages of %s to the policy's nodes (%ld not moved)\n", name,
 			m->not_moved);
+	}
 }
 
 void report_task(struct report *r, struct task_handle *h, const struct outcome *o)

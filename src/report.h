@@ -41,6 +41,9 @@ struct report {
 	char *processes_text;
 	size_t processes_len;
 	pid_t frozen_named;		/* the process last named as in a frozen cgroup */
+	bool progress;			/* stderr is a terminal: draw the progress line */
+	bool progress_drawn;		/* one is on it now */
+	double progress_at;		/* when it was last drawn */
 	int signal;			/* the run was interrupted by it; 0 if not */
 	unsigned long unreached;	/* threads found, not reached for it */
 };
@@ -73,6 +76,11 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 
 /* The last task of process pid has been reported: --show sums it up. */
 void report_process_done(struct report *r, pid_t pid);
+
+/* A re-spread's progress (a spread_options callback, arg the report):
+ * on a terminal, one line on stderr redrawn in place, at most ten times
+ * a second; nothing elsewhere. */
+void report_progress(const struct spread_progress *p, void *arg);
 
 /* A problem outside any one thread (e.g. out of memory): one line on
  * stderr, counted as a failure. */

@@ -49,7 +49,22 @@ int show_add_process(struct show_table *t, const struct show_process *p);
 int show_print(struct show_table *t, FILE *out);
 void show_free(struct show_table *t);
 
-/* The --help text that lists every column of both views. */
-extern const char show_columns_help[];
+/* The --help text that lists every column of both views (the table in
+ * show.c has the same names). */
+#define SHOW_COLUMNS_HELP \
+	"Columns of --show (-o, --output=LIST):\n" \
+	"  PID      process ID\n" \
+	"  TID      thread ID (thread view only)\n" \
+	"  COMMAND  the name the task gave itself, escaped\n" \
+	"  POLICY   task policy as numa_maps proves it, or unknown\n" \
+	"           (per process: the main thread's)\n" \
+	"  MEMS     nodes the task's cpuset allows\n" \
+	"  THREADS  threads read (process view only)\n" \
+	"  SAME     threads with the main thread's policy (process view only)\n" \
+	"  DIFFER   threads with another or an unknown one (process view only)\n" \
+	"  N<n>     the process's resident pages on node n, in 4 KiB pages\n" \
+	"           (process view only)\n" \
+	"Default: PID,TID,COMMAND,POLICY,MEMS; with --show=processes:\n" \
+	"PID,COMMAND,POLICY,THREADS,SAME,DIFFER,MEMS,N0,N1,... (every node)."
 
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * spread.c - re-spread the pages a process already has over the nodes of
- * an interleave, evenly, moving as few as possible: move_pages(2) on the
- * process (a stock system call that takes another process's PID: no
+ * an interleave, evenly or by the node weights, moving as few as possible,
+ * as fast as allowed: move_pages(2) on the process (a stock system call that takes another process's PID: no
  * ptrace, any kernel).  migrate_pages(2) cannot: it only moves pages off
  * nodes outside the set, and an interleave's set is usually every node.
  */
@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "interrupt.h"
@@ -87,47 +88,128 @@ static int query(struct pass *p)
 	return 0;
 }
 
-void spread_plan(const long *count, int nnodes, const struct bitmask *set, long *excess, long *deficit)
+void spread_plan(const long *count, int nnodes, const struct bitmask *set, const unsigned int *weights,
+		 long *excess, long *deficit)
 {
-	long total = 0, k = 0, share, rest;
+	long total = 0, given = 0;
+	unsigned long long wsum = 0;
 
 	for (int n = 0; n < nnodes; n++) {
 		total += count[n];
 		if (numa_bitmask_isbitset(set, (unsigned int)n))
-			k++;
+			wsum += weights ? weights[n] : 1;
 	}
-	share = k ? total / k : 0;
-	rest = k ? total % k : 0;
+	/* first each node's whole share, then the pages left over one each
+	 * to the first nodes of the set */
 	for (int n = 0; n < nnodes; n++) {
-		long want;
-
 		excess[n] = deficit[n] = 0;
-		if (!numa_bitmask_isbitset(set, (unsigned int)n)) {
-			excess[n] = count[n];
+		if (!numa_bitmask_isbitset(set, (unsigned int)n) || !wsum)
 			continue;
+		deficit[n] = (long)((unsigned long long)total * (weights ? weights[n] : 1) / wsum);
+		given += deficit[n];
+	}
+	for (int n = 0; n < nnodes && given < total && wsum; n++)
+		if (numa_bitmask_isbitset(set, (unsigned int)n) && (!weights || weights[n])) {
+			deficit[n]++;
+			given++;
 		}
-		/* the remainder goes to the first nodes of the set */
-		want = share + (rest > 0 ? 1 : 0);
-		if (rest > 0)
-			rest--;
-		if (count[n] > want)
+	for (int n = 0; n < nnodes; n++) {
+		long want = deficit[n];
+
+		if (!numa_bitmask_isbitset(set, (unsigned int)n) || !wsum) {
+			excess[n] = count[n];
+			deficit[n] = 0;
+		} else if (count[n] > want) {
 			excess[n] = count[n] - want;
-		else
+			deficit[n] = 0;
+		} else {
 			deficit[n] = want - count[n];
+		}
 	}
 }
 
-int spread_process(pid_t pid, const struct bitmask *set, struct spread_result *res)
+int spread_read_weights(unsigned int *weights, int nnodes)
+{
+	static const char dir[] = "/sys/kernel/mm/mempolicy/weighted_interleave";
+	char path[96], buf[16];
+
+	if (access(dir, F_OK) < 0)
+		return -1;
+	for (int n = 0; n < nnodes; n++) {
+		char *end;
+		unsigned long w;
+
+		weights[n] = 1;
+		snprintf(path, sizeof(path), "%s/node%d", dir, n);
+		if (procfs_read_file(path, buf, sizeof(buf)) < 0)
+			continue;
+		w = strtoul(buf, &end, 10);
+		if (end != buf && w >= 1 && w <= 255)
+			weights[n] = (unsigned int)w;
+	}
+	return 0;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Keep to the rate: sleep until `bytes` fit in the time since t0, in
+ * pieces, so that a signal ends the wait. */
+static void pace(unsigned long long rate, unsigned long long bytes, const struct timespec *t0)
+{
+	double due;
+
+	if (!rate)
+		return;
+	due = (double)bytes / (double)rate;
+	while (!interrupt_signal()) {
+		double left = due - seconds_since(t0);
+		struct timespec nap;
+
+		if (left <= 0)
+			break;
+		if (left > 0.05)
+			left = 0.05;
+		nap.tv_sec = 0;
+		nap.tv_nsec = (long)(left * 1e9);
+		nanosleep(&nap, NULL);
+	}
+}
+
+static void count_reason(struct spread_result *res, int err)
+{
+	for (int i = 0; i < SPREAD_MAX_REASONS; i++) {
+		if (res->reasons[i].err == err || res->reasons[i].err == 0) {
+			res->reasons[i].err = err;
+			res->reasons[i].pages++;
+			return;
+		}
+	}
+	res->reasons[SPREAD_MAX_REASONS - 1].pages++;	/* the last one takes the rest */
+}
+
+int spread_process(pid_t pid, const struct bitmask *set, const struct spread_options *opt,
+		   struct spread_result *res)
 {
 	struct ranges rs = { 0 };
 	struct pass *p = calloc(1, sizeof(*p));
 	int nnodes = numa_max_node() + 1;
 	long *count = calloc((size_t)nnodes * 3, sizeof(long));
 	long *excess = count + nnodes, *deficit = count + 2 * nnodes;
+	struct spread_progress progress = { .pid = pid };
+	struct timespec t0 = { 0 };
 	char path[64];
 	int ret = -1, next = 0;
 
 	memset(res, 0, sizeof(*res));
+	if (nnodes > SPREAD_MAX_NODES)
+		nnodes = SPREAD_MAX_NODES;	/* no machine has more yet; the rest is not counted */
+	res->nnodes = nnodes;
 	if (!p || !count) {
 		errno = ENOMEM;
 		goto out;
@@ -186,23 +268,50 @@ int spread_process(pid_t pid, const struct bitmask *set, struct spread_result *r
 					deficit[to]--;
 					p->pages[m] = p->pages[j];
 					p->nodes[m] = to;
+					p->status[m] = from;	/* where it was */
 					m++;
 				}
 				if (m == 0)
 					continue;
+				int was[BATCH];
+
+				memcpy(was, p->status, m * sizeof(*was));
+				pace(opt->rate, (unsigned long long)(res->moved + res->not_moved) *
+				     (unsigned long long)p->page_size, &t0);
+				if (interrupt_signal()) {
+					res->interrupted = true;
+					ret = 0;
+					goto out;
+				}
 				if (numa_move_pages(pid, (unsigned long)m, p->pages, p->nodes, p->status,
 						    MPOL_MF_MOVE) < 0)
 					goto out;
 				for (size_t j = 0; j < m; j++) {
-					if (p->status[j] == p->nodes[j])
+					if (p->status[j] == p->nodes[j]) {
 						res->moved++;
-					else
+						res->after[was[j]]--;
+						res->after[p->nodes[j]]++;
+					} else {
 						res->not_moved++;
+						count_reason(res, p->status[j] < 0 ? -p->status[j] : EIO);
+					}
+				}
+				if (opt->progress) {
+					progress.done = res->moved + res->not_moved;
+					progress.total = res->to_move;
+					progress.seconds = seconds_since(&t0);
+					opt->progress(&progress, opt->arg);
 				}
 			}
 		}
-		if (pass == 0)
-			spread_plan(count, nnodes, set, excess, deficit);
+		if (pass == 0) {
+			spread_plan(count, nnodes, set, opt->weights, excess, deficit);
+			for (int n = 0; n < nnodes; n++) {
+				res->before[n] = res->after[n] = count[n];
+				res->to_move += excess[n];
+			}
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+		}
 	}
 	ret = 0;
 out:

@@ -219,6 +219,75 @@ teardown() {
 	for n in svc out; do target_stop --name=$n; done
 }
 
+# bound_64: a target with 64 MiB on node 0; ADDR.
+bound_64() {
+	target_start
+	run "$PMP" --membind=0 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	addr=$(target_cmd alloc 64)
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "16384 0 0 0" ]
+}
+
+@test "option --rate caps the move: 48 MiB at 16M/s take at least 2.5 s, and end spread" {
+	bound_64
+	t0=$EPOCHREALTIME
+	run --separate-stderr "$PMP" --migrate-only --interleave=0-3 --rate=16M/s -p "$TARGET_PID"
+	t1=$EPOCHREALTIME
+	echo "status=$status err=$stderr took $t0 .. $t1"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# a lower bound, which no speed of the machine can break: 44 MiB of
+	# the 48 are paced (the last batch is not waited for)
+	took_ms=$(( (${t1/./} - ${t0/./}) / 1000 ))
+	[ "$took_ms" -ge 2500 ]
+	within_share $(numa_nodes_of "$TARGET_PID" "$addr")
+	run "$PMP" --rate=0M/s --migrate-only --interleave=0-3 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+	run "$PMP" --rate=16M/s --interleave=0-3 -p "$TARGET_PID"
+	[ "$status" -eq 1 ]
+}
+
+@test "option --migrate on a terminal: a progress line redrawn in place on stderr, then wiped" {
+	bound_64
+	run pmp-pty "$PMP" --migrate-only --interleave=0-3 --rate=32M/s -p "$TARGET_PID"
+	echo "status=$status"
+	printf '%s' "$output" | od -c | tail -5
+	[ "$status" -eq 0 ]
+	want=$(printf '\rpidmempolicy: moving the pages of pid %s: ' "$TARGET_PID")
+	[[ $output == "$want"* ]]
+	# redrawn: more than one line, each over the last
+	[ "$(grep -o "$(printf '\r')pidmempolicy: moving" <<<"$output" | wc -l)" -ge 2 ]
+	[[ $output =~ " of "[0-9]+" ("[0-9.]+" MiB/s" ]]
+	# wiped at the end, and nothing else said
+	[[ $output == *"$(printf '\r\033[K')" ]]
+	within_share $(numa_nodes_of "$TARGET_PID" "$addr")
+}
+
+# SIGTERM: a background job of this shell starts with SIGINT ignored, and
+# the tool keeps an ignored signal ignored (nohup); host tests send SIGINT.
+@test "option --migrate: SIGTERM between batches: 143, how far it got, the pages all still there" {
+	bound_64
+	"$PMP" --migrate-only --interleave=0-3 --rate=8M/s -p "$TARGET_PID" \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+	tool=$!
+	sleep 2
+	kill -TERM "$tool"
+	status=0
+	wait "$tool" || status=$?
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$status" -eq 143 ]
+	line=$(grep "interrupted while moving" "$BATS_TEST_TMPDIR/err")
+	[[ $line =~ ^"pidmempolicy: interrupted while moving the pages of pid $TARGET_PID (pmp-target): "([0-9]+)" of "([0-9]+)" moved"$ ]]
+	moved=${BASH_REMATCH[1]}
+	[ "$moved" -gt 0 ] && [ "$moved" -lt "${BASH_REMATCH[2]}" ]
+	# the 64 MiB are all there, part of them moved (the count also has
+	# the heap's and stacks' pages)
+	read -r -a n <<<"$(numa_nodes_of "$TARGET_PID" "$addr")"
+	[ "$((n[0] + n[1] + n[2] + n[3]))" -eq 16384 ]
+	[ "$((16384 - n[0]))" -le "$moved" ] && [ "${n[0]}" -gt 4096 ]
+	tail -1 "$BATS_TEST_TMPDIR/err" | grep -q "^pidmempolicy: interrupted: "
+}
+
 @test "the default picks the verified syscall here: never a ptrace(2) call (seccomp), -v and --json say so" {
 	# the process only: without PIDFD_THREAD (6.9) the syscall cannot
 	# address the other threads (tool-612.bats does -a)
@@ -265,6 +334,11 @@ within_share() {
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[[ ${lines[1]} == "re-spread the pages of pid $TARGET_PID (pmp-target) over the policy's nodes: "*" moved (0 not moved)" ]]
+	# each node's pages before and after, as the moves reported them
+	[[ ${lines[2]} =~ ^"  pages per node: N0 "([0-9]+)"->"([0-9]+)" N1 "([0-9]+)"->"([0-9]+)" N2 "[0-9]+"->"([0-9]+)" N3 "[0-9]+"->"([0-9]+)$ ]]
+	[ "${BASH_REMATCH[1]}" -ge 16384 ] && [ "${BASH_REMATCH[3]}" -eq 0 ]
+	within_share "$((BASH_REMATCH[2] - (BASH_REMATCH[1] - 16384)))" "${BASH_REMATCH[4]}" "${BASH_REMATCH[5]}" \
+		"${BASH_REMATCH[6]}"
 	within_share $(numa_nodes_of "$TARGET_PID" "$addr")
 	[ "$(task_policy "$TARGET_PID")" = interleave:0-3 ]
 	# and new pages interleave

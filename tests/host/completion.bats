@@ -70,9 +70,9 @@ need_nodes() {
 	FIRST_NODE=$(echo "$NODES" | head -n1)
 }
 
-LONG_OPTIONS='--pid --all-threads --all-tasks --all --cgroup --interleave --weighted-interleave
+LONG_OPTIONS='--pid --all-threads --all-tasks --all --cgroup --unit --interleave --weighted-interleave
 	--membind --preferred --preferred-many --localalloc --default --static
-	--relative --balancing --migrate --migrate-only --backend --allow-seccomp --show --json
+	--relative --balancing --migrate --migrate-only --rate --backend --allow-seccomp --show --json
 	--output --noheadings --raw
 	--dry-run --verbose --help --usage --version'
 
