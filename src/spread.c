@@ -283,10 +283,27 @@ int spread_process(pid_t pid, const struct bitmask *set, const struct spread_opt
 					ret = 0;
 					goto out;
 				}
-				if (numa_move_pages(pid, (unsigned long)m, p->pages, p->nodes, p->status,
-						    MPOL_MF_MOVE) < 0)
+				long r = numa_move_pages(pid, (unsigned long)m, p->pages, p->nodes, p->status,
+							 MPOL_MF_MOVE);
+
+				if (r < 0)
 					goto out;
+				/* a positive count: that many pages failed to migrate
+				 * (busy: pinned, or referenced elsewhere), and the
+				 * statuses need not say which: ask where they are */
+				bool busy = r > 0;
+
+				if (busy) {
+					size_t all = p->n;
+
+					p->n = m;
+					if (query(p) < 0)
+						goto out;
+					p->n = all;
+				}
 				for (size_t j = 0; j < m; j++) {
+					if (busy && p->status[j] >= 0 && p->status[j] != p->nodes[j])
+						p->status[j] = -EBUSY;
 					if (p->status[j] == p->nodes[j]) {
 						res->moved++;
 						res->after[was[j]]--;

@@ -33,6 +33,7 @@ packages=(
 	libnuma-dev libcap-dev libsmartcols-dev		# libraries the tool uses
 	clang libclang-rt-14-dev valgrind		# second compiler, libFuzzer; memcheck
 	bats bash-completion mandoc groff-base strace python3 jq	# host and guest tests
+	numactl						# migratepages, make bench's peer
 	linux-source-6.1 linux-source-6.12 bc bison flex libelf-dev libssl-dev xz-utils	# the test kernels
 	cpio busybox-static bash-static qemu-system-x86	# the guest
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm	# the arm64 guest (tests/guest/arm64.sh)

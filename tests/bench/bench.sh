@@ -5,7 +5,8 @@
 # 10,000 threads, as ratios within the same run.  `make bench` runs it.
 # VERSION is the kernel (6.1 by default; 6.12 for the port, where -a
 # reaches every thread).  Timings under TCG emulation are slow in absolute
-# terms; the ratios are what to read.  Then host-costs.sh times the same
+# terms; the ratios are what to read.  A second boot runs migrate-guest.sh:
+# --migrate against numactl's migratepages.  Then host-costs.sh times the same
 # calls on the host's kernel, without emulation, and host-ptrace.sh the
 # ptrace backend there against taskset (make bench-host runs that alone).
 set -euo pipefail
@@ -29,6 +30,11 @@ trap 'rm -f "$script"' EXIT
 	--binary="$builddir/src/pidmempolicy" --helpers-dir="$builddir/tests/helpers" \
 	--extra-bin=taskset --extra-bin=strace --extra-bin=bc \
 	--demo="$script"
+# migration: --migrate against numactl's migratepages on the same pages
+echo
+"$here/../guest/run-guest.sh" --variant=patched "${args[@]}" --timeout=1500 \
+	--binary="$builddir/src/pidmempolicy" --helpers-dir="$builddir/tests/helpers" \
+	--extra-bin=migratepages --demo="$here/migrate-guest.sh"
 # the same calls on the host's kernel, not emulated, for comparison
 echo
 "$here/host-costs.sh" "$builddir"

@@ -85,6 +85,31 @@ NOT_PROVIDED_START="pidmempolicy: this kernel does not provide pidfd_set_mempoli
 	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "0 0 4096 0" ]
 }
 
+@test "arm64: --migrate on a terminal draws a progress line on stderr, redrawn in place, then wiped; elsewhere nothing" {
+	# Debian's kernel has pseudo-terminals; the guest's /init mounts no devpts
+	grep -q " /dev/pts devpts " /proc/mounts || { mkdir -p /dev/pts && mount -t devpts devpts /dev/pts; }
+	target_start
+	run "$PMP" --membind=0 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	addr=$(target_cmd "alloc 16")
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "4096 0 0 0" ]
+	run pmp-pty "$PMP" --migrate-only --interleave=0-3 --rate=4M/s -p "$TARGET_PID"
+	echo "status=$status"
+	printf '%s' "$output" | od -c | tail -4
+	[ "$status" -eq 0 ]
+	[[ $output == "$(printf '\rpidmempolicy: moving the pages of pid %s: ' "$TARGET_PID")"* ]]
+	[ "$(grep -o "$(printf '\r')pidmempolicy: moving" <<<"$output" | wc -l)" -ge 2 ]
+	[[ $output =~ " of "[0-9]+" ("[0-9.]+" MiB/s" ]]
+	[[ $output == *"$(printf '\r\033[K')" ]]
+	read -r -a n <<<"$(numa_nodes_of "$TARGET_PID" "$addr")"
+	[ "${n[1]}" -gt 900 ] && [ "${n[2]}" -gt 900 ] && [ "${n[3]}" -gt 900 ]
+	# not a terminal: not a byte on stderr
+	run "$PMP" --migrate-only --membind=0 -p "$TARGET_PID"
+	run --separate-stderr "$PMP" --migrate-only --interleave=0-3 --rate=4M/s -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
+
 @test "arm64: the default on the stock kernel sets through ptrace and says so" {
 	target_start
 	run --separate-stderr "$PMP" -v --interleave=0-3 -p "$TARGET_PID"

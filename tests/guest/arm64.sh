@@ -50,7 +50,7 @@ build_targets=(src/pidmempolicy tests/helpers/pmp-target tests/helpers/pmp-threa
 	tests/helpers/pmp-runas tests/helpers/pmp-seccomp tests/helpers/pmp-blocker
 	tests/helpers/pmp-inject tests/helpers/pmp-rseq tests/helpers/pmp-hold
 	tests/helpers/pmp-sleep32 tests/helpers/pmp-rawcall tests/helpers/pmp-hostile
-	tests/helpers/pmp-vfork
+	tests/helpers/pmp-vfork tests/helpers/pmp-pty
 	# the unit tests, run in the guest: a non-x86 build is tested, not only built
 	tests/unit/test-failure tests/unit/test-policy tests/unit/test-procfs
 	tests/unit/test-targets tests/unit/test-report tests/unit/test-sys tests/unit/test-text

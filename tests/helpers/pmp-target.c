@@ -63,13 +63,23 @@
  *                        loops the stopped faulters completed. Not workers.
  *   zombie               fork a child that exits at once and is NOT reaped
  *                        (until "exit"); reply: the child's PID.
- *   mbind-maps COUNT MODE  give the COUNT lowest mappings ("all": every one)
- *                        a policy of their own, mbind(2) MODE (a number: 1
- *                        preferred, 2 bind, 3 interleave) on node 0, as a JVM
- *                        with -XX:+UseNUMA mbinds its heap, or as a process
- *                        that wants --show fooled; reply "ok N" with the
- *                        mappings that took it (the kernel's own, [vvar]
- *                        and such, may refuse).
+ *   mlock ADDR           mlock(2) the allocation at ADDR; reply "ok".
+ *   pin ADDR KIB         vmsplice(2) the first KIB KiB of the allocation at
+ *                        ADDR into a pipe that is never read, so that the
+ *                        pipe holds a reference to each page and the kernel
+ *                        cannot migrate them (as an O_DIRECT or RDMA buffer
+ *                        is pinned); reply "ok PAGES" with the pages held.
+ *   mbind-low MODE       map one page below the program's text, touch it
+ *                        and give it a policy of its own, mbind(2) MODE (a
+ *                        number: 1 preferred, 2 bind, 3 interleave) on node
+ *                        0: the lowest line of numa_maps is then that
+ *                        policy, whatever the task's; reply "ok".
+ *   mbind-anon MODE      the same for every private anonymous mapping the
+ *                        process has (as a JVM with -XX:+UseNUMA mbinds its
+ *                        heap); reply "ok N" with the mappings that took it.
+ *                        File mappings are left alone: on tmpfs (the
+ *                        guest's root) mbind would set a policy on the file
+ *                        itself, for every process that maps it.
  *   ping                 reply "pong".
  *   exit                 reply "bye" and exit 0.
  *
@@ -78,6 +88,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -87,6 +98,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -453,24 +465,92 @@ static long parse_count(const char *s)
 	return n;
 }
 
-/* mbind-maps COUNT MODE: see the header. */
-static void do_mbind_maps(char *arg, char *reply)
+/* pin ADDR KIB: see the header.  The pipe stays open until exit. */
+static void do_pin(void *start, size_t len, const char *kib, char *reply)
 {
-	char *mode_s = strchr(arg, ' '), *end;
-	unsigned long long start, stop, mask = 1;
-	long count, mode, done = 0, seen = 0;
-	char line[512];
-	FILE *maps;
+	size_t want = kib ? (size_t)strtoul(kib, NULL, 10) * 1024 : 0;
+	struct iovec iov;
+	int fds[2];
+	ssize_t n;
 
-	if (!mode_s) {
-		reply_fmt(reply, "error usage: mbind-maps COUNT MODE");
+	if (!want || want > len) {
+		reply_fmt(reply, "error usage: pin ADDR KIB (at most the allocation)");
 		return;
 	}
-	*mode_s++ = '\0';
-	count = strcmp(arg, "all") == 0 ? LONG_MAX : strtol(arg, &end, 10);
-	mode = strtol(mode_s, &end, 10);
-	if (count < 0 || mode < 1 || mode > 3 || *end) {
-		reply_fmt(reply, "error usage: mbind-maps COUNT MODE");
+	if (pipe(fds) < 0) {
+		reply_fmt(reply, "error pipe: %s", strerror(errno));
+		return;
+	}
+	/* room for all of it, so that vmsplice does not block */
+	if (fcntl(fds[1], F_SETPIPE_SZ, (int)want) < 0) {
+		reply_fmt(reply, "error F_SETPIPE_SZ: %s", strerror(errno));
+		return;
+	}
+	iov.iov_base = start;
+	iov.iov_len = want;
+	n = vmsplice(fds[1], &iov, 1, SPLICE_F_NONBLOCK);
+	if (n < 0) {
+		reply_fmt(reply, "error vmsplice: %s", strerror(errno));
+		return;
+	}
+	reply_fmt(reply, "ok %ld", (long)(n / page_size));
+}
+
+static int parse_mode(const char *s, long *mode)
+{
+	char *end;
+
+	*mode = strtol(s, &end, 10);
+	return end == s || *end || *mode < 1 || *mode > 3 ? -1 : 0;
+}
+
+/* mbind-low MODE: see the header. */
+static void do_mbind_low(const char *arg, char *reply)
+{
+	unsigned long mask = 1, text = 0;
+	long mode;
+	char line[512];
+	FILE *maps;
+	void *page;
+
+	if (parse_mode(arg, &mode) < 0) {
+		reply_fmt(reply, "error usage: mbind-low MODE");
+		return;
+	}
+	maps = fopen("/proc/self/maps", "r");
+	if (!maps || !fgets(line, sizeof(line), maps) || sscanf(line, "%lx", &text) != 1) {
+		reply_fmt(reply, "error maps");
+		if (maps)
+			fclose(maps);
+		return;
+	}
+	fclose(maps);
+	/* a page below the lowest mapping, above mmap_min_addr */
+	page = mmap((void *)(text - 16 * (unsigned long)page_size), (size_t)page_size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (page == MAP_FAILED) {
+		reply_fmt(reply, "error mmap: %s", strerror(errno));
+		return;
+	}
+	if (syscall(SYS_mbind, (unsigned long)page, (unsigned long)page_size, (int)mode, &mask,
+		    (unsigned long)(sizeof(mask) * 8), 0U) < 0) {
+		reply_fmt(reply, "error mbind: %s", strerror(errno));
+		return;
+	}
+	*(volatile char *)page = 1;
+	reply_fmt(reply, "ok");
+}
+
+/* mbind-anon MODE: see the header. */
+static void do_mbind_anon(const char *arg, char *reply)
+{
+	unsigned long start, stop, inode, mask = 1;
+	long mode, done = 0;
+	char line[512], perms[8], path[256];
+	FILE *maps;
+
+	if (parse_mode(arg, &mode) < 0) {
+		reply_fmt(reply, "error usage: mbind-anon MODE");
 		return;
 	}
 	maps = fopen("/proc/self/maps", "r");
@@ -478,12 +558,15 @@ static void do_mbind_maps(char *arg, char *reply)
 		reply_fmt(reply, "error maps: %s", strerror(errno));
 		return;
 	}
-	while (seen < count && fgets(line, sizeof(line), maps)) {
-		if (sscanf(line, "%llx-%llx", &start, &stop) != 2)
+	while (fgets(line, sizeof(line), maps)) {
+		path[0] = '\0';
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %255s", &start, &stop, perms, &inode, path) < 4)
 			continue;
-		seen++;
-		if (syscall(SYS_mbind, (unsigned long)start, (unsigned long)(stop - start), (int)mode, &mask,
-			    (unsigned long)(sizeof(mask) * 8), 0U) == 0)
+		if (perms[3] != 'p' || inode != 0 || (path[0] == '[' && strcmp(path, "[heap]") != 0 &&
+						      strcmp(path, "[stack]") != 0))
+			continue;
+		if (syscall(SYS_mbind, start, stop - start, (int)mode, &mask, (unsigned long)(sizeof(mask) * 8),
+			    0U) == 0)
 			done++;
 	}
 	fclose(maps);
@@ -542,8 +625,25 @@ static void *serve(void *exit_at_end)
 			}
 		} else if (strcmp(cmd, "policy") == 0) {
 			do_policy(reply);
-		} else if (strcmp(cmd, "mbind-maps") == 0) {
-			do_mbind_maps(arg, reply);
+		} else if (strcmp(cmd, "mlock") == 0 || strcmp(cmd, "pin") == 0) {
+			char *kib = strchr(arg, ' ');
+			int i;
+
+			if (kib)
+				*kib++ = '\0';
+			i = find_alloc(arg, reply);
+			if (i >= 0 && cmd[1] == 'l') {
+				if (mlock((void *)allocs[i].start, allocs[i].len) < 0)
+					reply_fmt(reply, "error mlock: %s", strerror(errno));
+				else
+					reply_fmt(reply, "ok");
+			} else if (i >= 0) {
+				do_pin((void *)allocs[i].start, allocs[i].len, kib, reply);
+			}
+		} else if (strcmp(cmd, "mbind-low") == 0) {
+			do_mbind_low(arg, reply);
+		} else if (strcmp(cmd, "mbind-anon") == 0) {
+			do_mbind_anon(arg, reply);
 		} else if (strcmp(cmd, "policy-thread") == 0) {
 			in_thread(arg, "policy", reply);
 		} else if (strcmp(cmd, "threads") == 0) {

@@ -6,7 +6,7 @@
 # and -v's "(was ...)".
 #
 # The target is tests/helpers/pmp-target, driven through a fifo; its
-# "mbind-maps" command gives its lowest mappings a policy of their own.
+# "mbind-low" and "mbind-anon" commands give mappings a policy of their own.
 
 load helpers
 
@@ -145,7 +145,7 @@ need_ptrace() {
 
 @test "a target that mbinds its lowest mapping does not fool --show" {
 	tgt_start
-	[ "$(tgt_cmd "mbind-maps 1 2")" = "ok 1" ]
+	[ "$(tgt_cmd "mbind-low 2")" = ok ]
 	# positive control: the first numa_maps line is the mapping's policy
 	[ "$(awk 'NR == 1 { print $2 }' "/proc/$TARGET_PID/numa_maps")" = bind:0 ]
 	run --separate-stderr "$PMP" --show --raw --noheadings -o policy -p "$TARGET_PID"
@@ -155,10 +155,11 @@ need_ptrace() {
 
 @test "a target that mbinds most of its mappings does not fool --show" {
 	tgt_start
-	n=$(wc -l <"/proc/$TARGET_PID/maps")
-	reply=$(tgt_cmd "mbind-maps $((n - 3)) 3")
+	for _ in $(seq 30); do tgt_cmd "alloc 1" >/dev/null; done
+	reply=$(tgt_cmd "mbind-anon 3")
 	[[ $reply == "ok "* ]]
 	policies_of "$TARGET_PID"
+	n=$(wc -l <"/proc/$TARGET_PID/numa_maps")
 	bound=$(awk '$2 == "interleave:0"' "/proc/$TARGET_PID/numa_maps" | wc -l)
 	[ "$bound" -gt $((n / 2)) ]
 	run --separate-stderr "$PMP" --show --json -p "$TARGET_PID"
@@ -171,7 +172,7 @@ need_ptrace() {
 	tgt_start --threads=1
 	run "$PMP" --backend=ptrace -a --interleave=0 -p "$TARGET_PID"
 	[ "$status" -eq 0 ]
-	[ "$(tgt_cmd "mbind-maps 1 2")" = "ok 1" ]
+	[ "$(tgt_cmd "mbind-low 2")" = ok ]
 	policies_of "$TARGET_PID"
 	run --separate-stderr "$PMP" --show -a --raw --noheadings -o policy -p "$TARGET_PID"
 	[ "$status" -eq 0 ]
