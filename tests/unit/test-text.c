@@ -16,7 +16,8 @@ static const char *escaped(const char *in)
 	return text_escape(in, (size_t)-1, buf, sizeof(buf));
 }
 
-static const char *jsoned(const char *in)
+/* What a json.c writer makes of in. */
+static const char *written(void (*write)(FILE *, const char *), const char *in)
 {
 	static char out[512];
 	char *text = NULL;
@@ -25,27 +26,21 @@ static const char *jsoned(const char *in)
 
 	if (!f)
 		exit(99);
-	json_string(f, in);
+	write(f, in);
 	fclose(f);
 	snprintf(out, sizeof(out), "%s", text);
 	free(text);
 	return out;
 }
 
+static const char *jsoned(const char *in)
+{
+	return written(json_string, in);
+}
+
 static const char *listed(const char *in)
 {
-	static char out[512];
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f)
-		exit(99);
-	json_number_list(f, in);
-	fclose(f);
-	snprintf(out, sizeof(out), "%s", text);
-	free(text);
-	return out;
+	return written(json_number_list, in);
 }
 
 int main(void)
