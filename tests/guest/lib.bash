@@ -84,7 +84,7 @@ load ../lib/common
 PMP_HELPERS=${PMP_HELPERS:-/opt/pmp/bin}
 PMP_TOOL=${PMP_TOOL:-$PMP_HELPERS/pidmempolicy}
 PMP=$PMP_TOOL
-PMP_CMD_TIMEOUT=${PMP_CMD_TIMEOUT:-20}
+PMP_CMD_TIMEOUT=${PMP_CMD_TIMEOUT:-60}
 
 declare -gA _PMP_TPID=() _PMP_TWFD=() _PMP_TRFD=()
 
@@ -160,6 +160,12 @@ target_cmd() {
 		_pmp_err "target_cmd: no reply to '$cmd' from target '$name' (pid ${_PMP_TPID[$name]}) within ${PMP_CMD_TIMEOUT}s"
 		if ! kill -0 "${_PMP_TPID[$name]}" 2>/dev/null; then
 			_pmp_err "target_cmd: target '$name' is dead"
+		else
+			# where it waits, and what each node has free: to tell a
+			# slow emulator from a stuck target next time
+			_pmp_err "target_cmd: target state $(awk '/^State/ { print $2 }' "/proc/${_PMP_TPID[$name]}/status")," \
+				"wchan $(cat "/proc/${_PMP_TPID[$name]}/wchan" 2>/dev/null)," \
+				"free: $(grep -h MemFree /sys/devices/system/node/node*/meminfo | awk '{ printf "N%s %s kB ", $2, $4 }')"
 		fi
 		return 1
 	fi
