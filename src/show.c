@@ -21,31 +21,23 @@ enum col_id { COL_PID, COL_TID, COL_COMMAND, COL_POLICY, COL_MEMS, COL_THREADS, 
 #define IN_THREADS (1u << SHOW_THREADS)
 #define IN_PROCESSES (1u << SHOW_PROCESSES)
 
+/* The columns; their --help text is SHOW_COLUMNS_HELP, in show.h. */
 static const struct colinfo {
 	const char *name;	/* COL_NODE: "N", followed by the node's number */
 	double whint;
 	int flags;
 	unsigned int views;	/* where it may be asked for */
 	unsigned int defaults;	/* where it is shown without -o */
-	const char *help;
 } columns[] = {
-	[COL_PID] = { "PID", 5, SCOLS_FL_RIGHT, IN_THREADS | IN_PROCESSES, IN_THREADS | IN_PROCESSES,
-		      "process ID" },
-	[COL_TID] = { "TID", 5, SCOLS_FL_RIGHT, IN_THREADS, IN_THREADS, "thread ID" },
-	[COL_COMMAND] = { "COMMAND", 15, 0, IN_THREADS | IN_PROCESSES, IN_THREADS | IN_PROCESSES,
-			  "the name the task gave itself (comm), escaped" },
-	[COL_POLICY] = { "POLICY", 12, 0, IN_THREADS | IN_PROCESSES, IN_THREADS | IN_PROCESSES,
-			 "task policy as numa_maps proves it, or \"unknown\" (per process: the main thread's)" },
-	[COL_MEMS] = { "MEMS", 5, 0, IN_THREADS | IN_PROCESSES, IN_THREADS | IN_PROCESSES,
-		       "nodes the task's cpuset allows (Mems_allowed_list)" },
-	[COL_THREADS] = { "THREADS", 7, SCOLS_FL_RIGHT, IN_PROCESSES, IN_PROCESSES,
-			  "threads read" },
-	[COL_SAME] = { "SAME", 4, SCOLS_FL_RIGHT, IN_PROCESSES, IN_PROCESSES,
-		       "threads whose policy is the main thread's" },
-	[COL_DIFFER] = { "DIFFER", 6, SCOLS_FL_RIGHT, IN_PROCESSES, IN_PROCESSES,
-			 "threads whose policy is another (or unknown)" },
-	[COL_NODE] = { "N", 6, SCOLS_FL_RIGHT, IN_PROCESSES, IN_PROCESSES,
-		       "N0, N1, ...: the process's resident pages on that node, in 4 KiB pages" },
+	[COL_PID] = { "PID", 5, SCOLS_FL_RIGHT, IN_THREADS | IN_PROCESSES, IN_THREADS | IN_PROCESSES },
+	[COL_TID] = { "TID", 5, SCOLS_FL_RIGHT, IN_THREADS, IN_THREADS },
+	[COL_COMMAND] = { "COMMAND", 15, 0, IN_THREADS | IN_PROCESSES, IN_THREADS | IN_PROCESSES },
+	[COL_POLICY] = { "POLICY", 12, 0, IN_THREADS | IN_PROCESSES, IN_THREADS | IN_PROCESSES },
+	[COL_MEMS] = { "MEMS", 5, 0, IN_THREADS | IN_PROCESSES, IN_THREADS | IN_PROCESSES },
+	[COL_THREADS] = { "THREADS", 7, SCOLS_FL_RIGHT, IN_PROCESSES, IN_PROCESSES },
+	[COL_SAME] = { "SAME", 4, SCOLS_FL_RIGHT, IN_PROCESSES, IN_PROCESSES },
+	[COL_DIFFER] = { "DIFFER", 6, SCOLS_FL_RIGHT, IN_PROCESSES, IN_PROCESSES },
+	[COL_NODE] = { "N", 6, SCOLS_FL_RIGHT, IN_PROCESSES, IN_PROCESSES },
 };
 
 #define MAX_COLUMNS 96
