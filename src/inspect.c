@@ -45,10 +45,8 @@ static int weigh_policy(const char *line, size_t len, void *arg)
 		wg->first = l.start;
 		break;
 	case POLICY_ALL_AGREE:
-		if (strcmp(st->policy, l.policy) != 0) {
+		if (strcmp(st->policy, l.policy) != 0)
 			st->evidence = POLICY_MAPPINGS_DIFFER;
-			snprintf(st->other, sizeof(st->other), "%s", l.policy);
-		}
 		break;
 	default:
 		break;
@@ -66,7 +64,7 @@ int inspect_policy(pid_t pid, pid_t tid, struct task_state *st, struct policy_wi
 		*w = (struct policy_witness){ .pid = pid };
 	if (w && w->known)
 		wg.w = w;
-	st->policy[0] = st->other[0] = '\0';
+	st->policy[0] = '\0';
 	st->evidence = POLICY_NO_MAPPING;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/numa_maps", (int)pid, (int)tid);
 	r = procfs_each_line(path, weigh_policy, &wg);

@@ -24,7 +24,6 @@ enum policy_evidence {
 struct task_state {
 	char policy[128];		/* e.g. "interleave:0-3"; "" when unknown */
 	enum policy_evidence evidence;
-	char other[128];		/* POLICY_MAPPINGS_DIFFER: a second policy seen */
 	char mems_allowed[128];		/* Mems_allowed_list; "" when unknown */
 	unsigned long long pages[INSPECT_MAX_NODES];	/* of the process, in 4 KiB pages */
 	unsigned int nnodes;		/* entries of pages[] that mean something */
