@@ -20,7 +20,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -203,9 +202,11 @@ static int gone(struct tracee *t)
  * exited, on a timeout or an error. */
 static int wait_stop(struct tracee *t, int *status, const struct timespec *since)
 {
-	struct timespec start, nap = { 0, 10000 };
-	int spins = 0;
+	struct timespec start, nap = { 0, 1000000 };
+	sigset_t chld;
 
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
 	if (since)
 		start = *since;
 	else
@@ -231,15 +232,14 @@ static int wait_stop(struct tracee *t, int *status, const struct timespec *since
 				ahead_widen(&t->s->ahead);
 			return tracee_verdict(t, FAIL_NOT_STOPPED, ETIMEDOUT, NULL);
 		}
-		/* Most stops take microseconds: yield first, then nap, backing
-		 * off to a millisecond. */
-		if (spins++ < 64) {
-			sched_yield();
-			continue;
-		}
-		nanosleep(&nap, NULL);
-		if (nap.tv_nsec < 1000000)
-			nap.tv_nsec *= 2;
+		/* A tracee's stop sends SIGCHLD to its tracer, and the tracing
+		 * process keeps every signal blocked (ptrace-tracer.h): it
+		 * sleeps until a stop, not a fixed time.  One pending SIGCHLD
+		 * stands for any number of stops (of the threads held ahead
+		 * too), hence the loop.  Where SIGCHLD goes to another thread
+		 * (no tracing process could be made), the millisecond makes
+		 * this a poll. */
+		(void)sigtimedwait(&chld, NULL, &nap);
 	}
 }
 
