@@ -63,6 +63,13 @@ static void serve(struct tracer *tr, bool survivor)
 
 static int survivor_main(void *arg)
 {
+	/* Its own signal handlers (no CLONE_SIGHAND): SIGCHLD at its default,
+	 * so that each stop of a tracee queues one, which the engine waits
+	 * for (ptrace.c), even when the tool was started with SIGCHLD
+	 * ignored. */
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+	(void)sigaction(SIGCHLD, &dfl, NULL);
 	serve(arg, true);
 	return 0;	/* the task exits; the kernel lets go of its tracees */
 }
