@@ -77,4 +77,18 @@ struct pmp_procmap_query {
 #define PMP_PROCMAP_VMA_EXECUTABLE 0x04
 #define PMP_PROCMAP_VMA_SHARED 0x08
 
+/* PAGEMAP_SCAN (Linux 6.7): an ioctl on /proc/PID/pagemap that reports
+ * ranges of pages by category; PAGE_IS_HUGE marks a transparent huge page
+ * (or hugetlb).  Spelled out for C libraries whose <linux/fs.h> lacks it;
+ * the layouts repeat the kernel's (96 and 24 bytes). */
+struct pmp_pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+struct pmp_page_region {
+	uint64_t start, end, categories;
+};
+#define PMP_PAGEMAP_SCAN _IOWR('f', 16, struct pmp_pm_scan_arg)
+#define PMP_PAGE_IS_HUGE (1 << 6)
+
 #endif

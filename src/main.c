@@ -183,6 +183,7 @@ int main(int argc, char **argv)
 	run.applier.policy = action == ACTION_SHOW ? NULL : &policy;
 	run.applier.migrate = req.migrate;
 	run.applier.spreading.rate = req.rate;
+	run.applier.spreading.shared = req.migrate_shared;
 	run.applier.spreading.progress = report_progress;
 	run.applier.spreading.arg = &run.report;
 	run.applier.backend = backend;

@@ -38,6 +38,7 @@ enum {
 	OPT_RAW,
 	OPT_UNIT,
 	OPT_RATE,
+	OPT_MIGRATE_SHARED,
 };
 
 static const struct argp_option option_table[] = {
@@ -75,6 +76,9 @@ static const struct argp_option option_table[] = {
 	{ "rate", OPT_RATE, "SIZE/s", 0,
 	  "move an interleave's pages at most SIZE bytes a second (K, M, G: KiB, MiB, GiB), "
 	  "so that the move leaves the workload memory bandwidth", 4 },
+	{ "migrate-shared", OPT_MIGRATE_SHARED, NULL, 0,
+	  "an interleave's re-spread moves shared and file pages too, which other processes map "
+	  "(by default only private anonymous memory moves)", 4 },
 
 	{ NULL, 0, NULL, 0, "How:", 5 },
 	{ "backend", OPT_BACKEND, "auto|syscall|ptrace", 0,
@@ -384,6 +388,9 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case OPT_MIGRATE_ONLY:
 		req->migrate_only = true;
 		break;
+	case OPT_MIGRATE_SHARED:
+		req->migrate_shared = true;
+		break;
 	case OPT_RATE:
 		if (options_parse_rate(arg, &req->rate) < 0)
 			argp_error(state, "invalid rate '%s' (e.g. 200M/s: bytes a second, K, M, G for KiB, "
@@ -455,6 +462,8 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 				   "(not --json's document)");
 		if (req->rate && !req->migrate && !req->migrate_only)
 			argp_error(state, "--rate paces --migrate or --migrate-only");
+		if (req->migrate_shared && !req->migrate && !req->migrate_only)
+			argp_error(state, "--migrate-shared goes with --migrate or --migrate-only");
 		if (req->migrate && req->migrate_only)
 			argp_error(state, "--migrate and --migrate-only exclude each other");
 		if ((req->migrate || req->migrate_only) && (req->show || req->dry_run))

@@ -37,6 +37,7 @@ struct request {
 	bool migrate;			/* --migrate: also move existing pages */
 	bool migrate_only;		/* --migrate-only: move pages, set no policy */
 	unsigned long long rate;	/* --rate: bytes a second at most; 0 none */
+	bool migrate_shared;		/* --migrate-shared: a re-spread moves shared and file pages too */
 	const char *cgroup;		/* --cgroup=PATH, or NULL */
 	const char *unit;		/* --unit=NAME, or NULL */
 	enum backend_choice backend;	/* --backend, else the configured default */

@@ -9,15 +9,18 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <numa.h>
 #include <numaif.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "interrupt.h"
 #include "procfs.h"
 #include "spread.h"
@@ -26,7 +29,8 @@
 
 /* The mappings whose pages move: private anonymous memory (no file
  * behind it, not the kernel's [vdso]/[vvar]/[vsyscall]).  Shared and
- * file pages are other processes' too. */
+ * file pages are other processes' too: only with opt->shared, and then
+ * with MPOL_MF_MOVE_ALL, which moves pages that others map as well. */
 struct range {
 	uintptr_t start, end;
 };
@@ -34,6 +38,7 @@ struct range {
 struct ranges {
 	struct range *r;
 	size_t n, cap;
+	bool shared;	/* shared and file mappings too */
 };
 
 static int add_range(struct ranges *rs, uintptr_t start, uintptr_t end)
@@ -63,29 +68,104 @@ static int maps_line(const char *line, size_t len, void *arg)
 	memcpy(buf, line, len);
 	buf[len] = '\0';
 	fields = sscanf(buf, "%lx-%lx %7s %*s %*s %lu %255s", &start, &end, perms, &inode, path);
-	if (fields < 4 || perms[3] != 'p' || inode != 0)
+	if (fields < 4 || (!rs->shared && (perms[3] != 'p' || inode != 0)))
 		return 0;
-	if (fields == 5 && strcmp(path, "[heap]") != 0 && strcmp(path, "[stack]") != 0)
+	if (fields == 5 && path[0] == '[' && strcmp(path, "[heap]") != 0 && strcmp(path, "[stack]") != 0)
 		return 0;	/* [vdso], [vvar], a named anonymous mapping's owner knows */
+	if (fields == 5 && path[0] != '/' && path[0] != '[')
+		return 0;	/* (a name of no file) */
 	return add_range(rs, start, end) < 0 ? -1 : 0;
 }
 
-/* A batch of pages, their nodes (move_pages' query or its answer) and
- * where they go. */
+/* A batch of pages and where they are (move_pages' query); the ones that
+ * move, where to, and where they were. */
 struct pass {
-	pid_t pid;
 	void *pages[BATCH];
 	int status[BATCH];
-	int nodes[BATCH];
 	size_t n;
+	void *mv[BATCH];
+	int to[BATCH];
+	int was[BATCH];
+	int got[BATCH];
+	size_t m;
 	long page_size;
+	size_t block;		/* pages in a huge page; 1 without THP */
+	int pagemap;		/* /proc/PID/pagemap for PAGEMAP_SCAN, or -1 */
+	bool huge[BATCH];	/* in a huge page (PAGEMAP_SCAN), or may be */
 };
 
-static int query(struct pass *p)
+static int query(pid_t pid, size_t n, void **pages, int *status)
 {
-	if (numa_move_pages(p->pid, (unsigned long)p->n, p->pages, NULL, p->status, 0) < 0)
+	if (numa_move_pages(pid, (unsigned long)n, pages, NULL, status, 0) < 0)
 		return -1;
 	return 0;
+}
+
+/* The size of a transparent huge page in pages, 1 where the kernel has
+ * none (no /sys/kernel/mm/transparent_hugepage). */
+static size_t huge_block(long page_size)
+{
+	char buf[32];
+	unsigned long long sz;
+	char *end;
+
+	if (procfs_read_file("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", buf, sizeof(buf)) < 0)
+		return 1;
+	sz = strtoull(buf, &end, 10);
+	if (end == buf || sz < (unsigned long long)page_size || sz > (1ULL << 30))
+		return 1;
+	return (size_t)(sz / (unsigned long long)page_size);
+}
+
+/* Mark which pages of the batch are in a huge page: PAGEMAP_SCAN (Linux
+ * 6.7) says so; without it (or past where it got), a whole block on one
+ * node may be one, and is marked. */
+static void mark_huge(struct pass *p)
+{
+	struct pmp_page_region reg[8];
+	struct pmp_pm_scan_arg arg = {
+		.size = sizeof(arg),
+		.start = (uintptr_t)p->pages[0],
+		.end = (uintptr_t)p->pages[p->n - 1] + (uintptr_t)p->page_size,
+		.vec = (uintptr_t)reg,
+		.vec_len = sizeof(reg) / sizeof(reg[0]),
+		.category_mask = PMP_PAGE_IS_HUGE,
+		.return_mask = PMP_PAGE_IS_HUGE,
+	};
+	uintptr_t known = arg.start;
+	long nreg = -1;
+
+	memset(p->huge, 0, p->n * sizeof(p->huge[0]));
+	if (p->block <= 1)
+		return;
+	if (p->pagemap >= 0) {
+		nreg = ioctl(p->pagemap, PMP_PAGEMAP_SCAN, &arg);
+		if (nreg < 0 && (errno == ENOTTY || errno == EINVAL)) {
+			(void)close(p->pagemap);	/* not on this kernel */
+			p->pagemap = -1;
+		}
+	}
+	if (nreg >= 0) {
+		known = (uintptr_t)arg.walk_end;
+		for (long r = 0; r < nreg; r++)
+			for (size_t j = 0; j < p->n; j++)
+				if ((uintptr_t)p->pages[j] >= reg[r].start && (uintptr_t)p->pages[j] < reg[r].end)
+					p->huge[j] = true;
+	}
+	for (size_t j = 0; j < p->n;) {
+		size_t k = j + 1;
+
+		if ((uintptr_t)p->pages[j] < known || (uintptr_t)p->pages[j] % (p->block * (size_t)p->page_size)) {
+			j++;
+			continue;
+		}
+		while (k < p->n && k - j < p->block && p->status[k] == p->status[j])
+			k++;
+		if (k - j == p->block && p->status[j] >= 0)
+			for (size_t i = j; i < k; i++)
+				p->huge[i] = true;
+		j = k;
+	}
 }
 
 void spread_plan(const long *count, int nnodes, const struct bitmask *set, const unsigned int *weights,
@@ -193,6 +273,100 @@ static void count_reason(struct spread_result *res, int err)
 	res->reasons[SPREAD_MAX_REASONS - 1].pages++;	/* the last one takes the rest */
 }
 
+/* The node with the most room left, or -1 if none has any. */
+static int roomiest(int nnodes, const long *deficit)
+{
+	int to = -1;
+
+	for (int c = 0; c < nnodes; c++)
+		if (deficit[c] > 0 && (to < 0 || deficit[c] > deficit[to]))
+			to = c;
+	return to;
+}
+
+static void take(long *v, long k)
+{
+	*v = *v > k ? *v - k : 0;
+}
+
+int spread_assign(int from, long g, enum spread_unit unit, int nnodes, long *excess, long *deficit,
+		  struct spread_piece *out)
+{
+	long left = g < excess[from] ? g : excess[from];
+	int n = 0, to;
+
+	if (unit != SPREAD_PAGES) {
+		long need = unit == SPREAD_HUGE_FIT ? g : (g + 1) / 2;
+
+		to = roomiest(nnodes, deficit);
+		if (excess[from] < (g + 1) / 2 || to < 0 || deficit[to] < need)
+			return 0;
+		out[0] = (struct spread_piece){ .to = to, .pages = g };
+		take(&excess[from], g);
+		take(&deficit[to], g);
+		return 1;
+	}
+	while (left > 0 && n < nnodes && (to = roomiest(nnodes, deficit)) >= 0) {
+		long k = left < deficit[to] ? left : deficit[to];
+
+		out[n++] = (struct spread_piece){ .to = to, .pages = k };
+		take(&excess[from], k);
+		take(&deficit[to], k);
+		left -= k;
+	}
+	return n;
+}
+
+/* Plan the batch's moves into p->mv/to/was: block by block, the pages on
+ * each node over its share, by spread_assign: in round 1 the huge pages
+ * that fit, in round 2 the small pages, in round 3 the huge pages that
+ * fit by half. */
+static void plan_batch(struct pass *p, int round, int nnodes, long *excess, long *deficit)
+{
+	struct spread_piece piece[SPREAD_MAX_NODES];
+	size_t bytes = p->block * (size_t)p->page_size;
+
+	p->m = 0;
+	for (size_t j0 = 0; j0 < p->n;) {
+		/* the block of pages [j0, j1): up to the next aligned boundary */
+		uintptr_t end = ((uintptr_t)p->pages[j0] / bytes + 1) * bytes;
+		size_t j1 = j0;
+
+		while (j1 < p->n && (uintptr_t)p->pages[j1] < end)
+			j1++;
+		for (int from = 0; from < nnodes; from++) {
+			long g = 0;
+			bool whole = false;
+			int np;
+
+			if (excess[from] == 0)
+				continue;
+			for (size_t j = j0; j < j1; j++)
+				if (p->status[j] == from) {
+					g++;
+					whole = p->huge[j];
+				}
+			if (g == 0)
+				continue;
+			if (whole != (round != 2))
+				continue;
+			np = spread_assign(from, g, !whole ? SPREAD_PAGES : round == 1 ? SPREAD_HUGE_FIT : SPREAD_HUGE_NEAR,
+					   nnodes, excess, deficit, piece);
+			for (size_t j = j0, at = 0; j < j1 && (int)at < np; j++) {
+				if (p->status[j] != from)
+					continue;
+				p->mv[p->m] = p->pages[j];
+				p->to[p->m] = piece[at].to;
+				p->was[p->m] = from;
+				p->m++;
+				if (--piece[at].pages == 0)
+					at++;
+			}
+		}
+		j0 = j1;
+	}
+}
+
 int spread_process(pid_t pid, const struct bitmask *set, const struct spread_options *opt,
 		   struct spread_result *res)
 {
@@ -204,7 +378,7 @@ int spread_process(pid_t pid, const struct bitmask *set, const struct spread_opt
 	struct spread_progress progress = { .pid = pid };
 	struct timespec t0 = { 0 };
 	char path[64];
-	int ret = -1, next = 0;
+	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
 	if (nnodes > SPREAD_MAX_NODES)
@@ -214,18 +388,36 @@ int spread_process(pid_t pid, const struct bitmask *set, const struct spread_opt
 		errno = ENOMEM;
 		goto out;
 	}
-	p->pid = pid;
 	p->page_size = sysconf(_SC_PAGESIZE);
+	p->block = huge_block(p->page_size);
+	if (p->block > BATCH)	/* 64 KiB pages: 512 MiB huge pages, planned page by page */
+		p->block = 1;
+	p->pagemap = -1;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	rs.shared = opt->shared;
 	if (procfs_each_line(path, maps_line, &rs) < 0)
 		goto out;
-	/* pass 0 counts where the pages are, pass 1 moves the excess; a
-	 * page the target freed or faulted meanwhile is only a miscount */
-	for (int pass = 0; pass < 2; pass++) {
+	if (p->block > 1) {
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+		p->pagemap = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	/* pass 0 counts where the pages are, passes 1-3 move the excess
+	 * (plan_batch's rounds; without huge pages, pass 2 alone); a page
+	 * the target freed or faulted meanwhile is only a miscount */
+	for (int pass = 0; pass < 4; pass++) {
+		if (pass != 0 && pass != 2 && p->block <= 1)
+			continue;
 		for (size_t i = 0; i < rs.n; i++) {
 			for (uintptr_t a = rs.r[i].start; a < rs.r[i].end;) {
+				/* a batch ends on a huge page's boundary, so that
+				 * none is planned in two halves */
+				uintptr_t bytes = p->block * (uintptr_t)p->page_size;
+				uintptr_t stop = a + BATCH * (uintptr_t)p->page_size;
+
+				if (stop / bytes * bytes > a)
+					stop = stop / bytes * bytes;
 				p->n = 0;
-				while (a < rs.r[i].end && p->n < BATCH) {
+				while (a < rs.r[i].end && a < stop) {
 					p->pages[p->n++] = (void *)a;
 					a += (uintptr_t)p->page_size;
 				}
@@ -234,7 +426,7 @@ int spread_process(pid_t pid, const struct bitmask *set, const struct spread_opt
 					ret = 0;
 					goto out;
 				}
-				if (query(p) < 0)
+				if (query(pid, p->n, p->pages, p->status) < 0)
 					goto out;
 				if (pass == 0) {
 					for (size_t j = 0; j < p->n; j++)
@@ -244,38 +436,10 @@ int spread_process(pid_t pid, const struct bitmask *set, const struct spread_opt
 						}
 					continue;
 				}
-				/* move what is over a node's share to a node under
-				 * its share, round robin */
-				size_t m = 0;
-
-				for (size_t j = 0; j < p->n; j++) {
-					int from = p->status[j], to = -1;
-
-					if (from < 0 || from >= nnodes || excess[from] == 0)
-						continue;
-					for (int t = 0; t < nnodes; t++) {
-						int c = (next + t) % nnodes;
-
-						if (deficit[c] > 0) {
-							to = c;
-							break;
-						}
-					}
-					if (to < 0)
-						break;
-					next = (to + 1) % nnodes;
-					excess[from]--;
-					deficit[to]--;
-					p->pages[m] = p->pages[j];
-					p->nodes[m] = to;
-					p->status[m] = from;	/* where it was */
-					m++;
-				}
-				if (m == 0)
+				mark_huge(p);
+				plan_batch(p, pass, nnodes, excess, deficit);
+				if (p->m == 0)
 					continue;
-				int was[BATCH];
-
-				memcpy(was, p->status, m * sizeof(*was));
 				pace(opt->rate, (unsigned long long)(res->moved + res->not_moved) *
 				     (unsigned long long)p->page_size, &t0);
 				if (interrupt_signal()) {
@@ -283,34 +447,32 @@ int spread_process(pid_t pid, const struct bitmask *set, const struct spread_opt
 					ret = 0;
 					goto out;
 				}
-				long r = numa_move_pages(pid, (unsigned long)m, p->pages, p->nodes, p->status,
-							 MPOL_MF_MOVE);
+				long r = numa_move_pages(pid, (unsigned long)p->m, p->mv, p->to, p->got,
+							 opt->shared ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE);
 
 				if (r < 0)
 					goto out;
-				/* a positive count: that many pages failed to migrate
-				 * (busy: pinned, or referenced elsewhere), and the
-				 * statuses need not say which: ask where they are */
-				bool busy = r > 0;
+				/* A positive count: that many pages failed to
+				 * migrate, and the statuses need not say which.
+				 * EBUSY: pinned, or the rest of a huge page whose
+				 * first page took it along.  Either way, ask where
+				 * they are now. */
+				bool requery = r > 0;
 
-				if (busy) {
-					size_t all = p->n;
-
-					p->n = m;
-					if (query(p) < 0)
-						goto out;
-					p->n = all;
-				}
-				for (size_t j = 0; j < m; j++) {
-					if (busy && p->status[j] >= 0 && p->status[j] != p->nodes[j])
-						p->status[j] = -EBUSY;
-					if (p->status[j] == p->nodes[j]) {
+				for (size_t j = 0; j < p->m && !requery; j++)
+					requery = p->got[j] == -EBUSY;
+				if (requery && query(pid, p->m, p->mv, p->got) < 0)
+					goto out;
+				for (size_t j = 0; j < p->m; j++) {
+					if (requery && p->got[j] >= 0 && p->got[j] != p->to[j])
+						p->got[j] = -EBUSY;
+					if (p->got[j] == p->to[j]) {
 						res->moved++;
-						res->after[was[j]]--;
-						res->after[p->nodes[j]]++;
+						res->after[p->was[j]]--;
+						res->after[p->to[j]]++;
 					} else {
 						res->not_moved++;
-						count_reason(res, p->status[j] < 0 ? -p->status[j] : EIO);
+						count_reason(res, p->got[j] < 0 ? -p->got[j] : EIO);
 					}
 				}
 				if (opt->progress) {
@@ -334,6 +496,8 @@ int spread_process(pid_t pid, const struct bitmask *set, const struct spread_opt
 out:
 	if (ret < 0)
 		res->err = errno ? errno : EIO;
+	if (p && p->pagemap >= 0)
+		(void)close(p->pagemap);
 	free(rs.r);
 	free(count);
 	free(p);

@@ -6,6 +6,8 @@
  * node of the set holds its share (equal, or by the weighted interleave's
  * node weights), moving only the excess of the nodes over their share (and
  * every page on a node outside the set), at a capped rate if asked.
+ * A transparent huge page moves whole: its pages all go to the same node
+ * (spread_assign).
  */
 #ifndef PMP_SPREAD_H
 #define PMP_SPREAD_H
@@ -44,6 +46,7 @@ struct spread_progress {
 struct spread_options {
 	const unsigned int *weights;	/* per node (weighted interleave); NULL: equal shares */
 	unsigned long long rate;	/* bytes per second at most; 0: no cap */
+	bool shared;			/* shared and file pages too (MPOL_MF_MOVE_ALL) */
 	void (*progress)(const struct spread_progress *p, void *arg);	/* or NULL */
 	void *arg;
 };
@@ -54,6 +57,31 @@ struct spread_options {
  * (NULL: equal), the remainder one page each to the first nodes. */
 void spread_plan(const long *count, int nnodes, const struct bitmask *set, const unsigned int *weights,
 		 long *excess, long *deficit);
+
+/* One part of a group's move: pages to node `to'. */
+struct spread_piece {
+	int to;
+	long pages;
+};
+
+/* How a group of pages may move (see spread_assign). */
+enum spread_unit {
+	SPREAD_PAGES,		/* small pages: split over nodes as they have room */
+	SPREAD_HUGE_FIT,	/* a huge page: whole, where all of it fits */
+	SPREAD_HUGE_NEAR,	/* a huge page: whole, where at least half of it fits */
+};
+
+/* Where g pages that sit on node `from', within one aligned block of a
+ * huge page's size, go: to the node with the most room left (deficit),
+ * no more than from's excess.  A transparent huge page moves as a unit in
+ * the kernel: it goes whole to one node or stays, and only if at least
+ * half of it is excess.  spread_process plans in three rounds: huge pages
+ * that fit, then small pages to fill each share exactly, then huge pages
+ * that fit by half where small pages ran out (each node then ends within
+ * half a huge page of its share).  excess[] and deficit[] are taken down
+ * by what moves.  Fills out[] (nnodes entries at most), returns how many. */
+int spread_assign(int from, long g, enum spread_unit unit, int nnodes, long *excess, long *deficit,
+		  struct spread_piece *out);
 
 /* The weighted interleave's node weights, from
  * /sys/kernel/mm/mempolicy/weighted_interleave/nodeN (1 where a node has

@@ -45,6 +45,14 @@
 #       there is no such line.
 #   numa_policy_of PID ADDR
 #       Print the policy field (second column) of that numa_maps line.
+#   anon_huge_kb PID ADDR
+#       Print the AnonHugePages (kB) of the /proc/PID/smaps mapping that
+#       starts at ADDR: how much of it transparent huge pages hold.
+#   vmstat FIELD            print /proc/vmstat's FIELD (0 if absent)
+#   spread_in_huge_pages PID ADDR
+#       Succeed if the 64 MiB of huge pages at ADDR lie on the 4 nodes in
+#       whole huge pages (512 pages each), within 5% of 4096 pages a node,
+#       still all in huge pages.
 #   task_policy PID [TID], thread_state PID TID, tids_of PID
 #       from tests/lib/common.bash, which this file loads
 #   node_count              number of NUMA nodes in /sys/devices/system/node
@@ -282,6 +290,40 @@ numa_policy_of() {
 	local line
 	line=$(_pmp_maps_line "$1" "$2") || return 1
 	numa_maps_policy "$line"
+}
+
+anon_huge_kb() {
+	[ $# -eq 2 ] || { _pmp_err "usage: anon_huge_kb PID ADDR"; return 2; }
+	local addr=${2#0x} in=0 key val rest
+	addr=${addr,,}
+	while read -r key val rest; do
+		if [[ $key =~ ^([0-9a-f]+)-[0-9a-f]+$ ]]; then
+			[ $((16#${BASH_REMATCH[1]})) -eq $((16#$addr)) ] && in=1 || in=0
+		elif [ "$in" = 1 ] && [ "$key" = AnonHugePages: ]; then
+			echo "$val"
+			return 0
+		fi
+	done <"/proc/$1/smaps"
+	_pmp_err "no smaps mapping starting at $2 in /proc/$1/smaps"
+	return 1
+}
+
+spread_in_huge_pages() {
+	local n i
+	read -r -a n <<<"$(numa_nodes_of "$1" "$2")"
+	echo "pages per node: ${n[*]}"
+	for i in 0 1 2 3; do
+		[ $((n[i] % 512)) -eq 0 ] && [ "${n[i]}" -ge 3891 ] && [ "${n[i]}" -le 4301 ] || return 1
+	done
+	[ "$(anon_huge_kb "$1" "$2")" -eq 65536 ]
+}
+
+vmstat() {
+	local key val
+	while read -r key val; do
+		[ "$key" = "$1" ] && { echo "$val"; return 0; }
+	done </proc/vmstat
+	echo 0
 }
 
 cap_eff() {

@@ -114,3 +114,41 @@ teardown() {
 	[ "$(jq -r .totals.done <<<"$output")" = 3 ]
 	target_threads_have interleave:0-3
 }
+
+@test "stock 6.12: --migrate-only --interleave=all re-spreads huge pages whole, no policy set, no ptrace, 451 never called" {
+	target_start
+	run "$PMP" --membind=0 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	addr=$(target_cmd "alloc-huge 64")
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "16384 0 0 0" ]
+	[ "$(anon_huge_kb "$TARGET_PID" "$addr")" -eq 65536 ]
+	# ptrace(2) is 101 on x86_64: the filter would kill the tool
+	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr pmp-seccomp --deny=451,101 -- "$PMP" --json --migrate-only --interleave=all -p "$TARGET_PID"
+	echo "status=$status out=$output err=$stderr"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.threads[0].migration.not_moved' <<<"$output")" -eq 0 ]
+	spread_in_huge_pages "$TARGET_PID" "$addr"
+	[ "$(task_policy "$TARGET_PID")" = bind:0 ]
+}
+
+@test "stock 6.12: --migrate --interleave=0-3 sets the policy through ptrace and re-spreads the pages, 451 never called" {
+	target_start
+	run "$PMP" --membind=0 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	addr=$(target_cmd alloc 64)
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "16384 0 0 0" ]
+	run --separate-stderr pmp-seccomp --deny=451 -- "$PMP" -v --migrate --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status out=$output err=$stderr"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ $output == *"(0 not moved)"* ]]
+	[[ $output == *"backend: ptrace"* ]]
+	read -r -a n <<<"$(numa_nodes_of "$TARGET_PID" "$addr")"
+	echo "pages per node: ${n[*]}"
+	for i in 0 1 2 3; do
+		[ "${n[i]}" -ge 3891 ] && [ "${n[i]}" -le 4301 ]
+	done
+	[ "$(task_policy "$TARGET_PID")" = interleave:0-3 ]
+	addr=$(target_cmd alloc 16)
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "1024 1024 1024 1024" ]
+}

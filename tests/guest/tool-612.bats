@@ -387,6 +387,40 @@ start_latecomer() {
 	echo 1 >"$WI/node0"
 }
 
+# spread.h: the kernel moves a transparent huge page whole, whichever of
+# its pages move_pages(2) names; were its pages sent to different nodes, it
+# would move once per node it is sent to, and the later ones would answer
+# EBUSY.  This kernel has THP for MADV_HUGEPAGE memory and PAGEMAP_SCAN.
+@test "--migrate re-spreads transparent huge pages whole: each node its share, none split, each page moved once" {
+	[ -r /sys/kernel/mm/transparent_hugepage/hpage_pmd_size ]
+	target_start
+	run "$PMP" --membind=0 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	addr=$(target_cmd "alloc-huge 64")
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "16384 0 0 0" ]
+	huge=$(anon_huge_kb "$TARGET_PID" "$addr")
+	echo "in huge pages before: $huge kB"
+	[ "$huge" -eq 65536 ]
+	local mig0 thp0
+	mig0=$(vmstat pgmigrate_success) thp0=$(vmstat thp_migration_success)
+	run --separate-stderr "$PMP" --json --migrate --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status err=$stderr"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(jq -r '.threads[0].migration.not_moved' <<<"$output")" -eq 0 ]
+	moved=$(jq -r '.threads[0].migration.pages_moved' <<<"$output")
+	echo "moved $moved"
+	spread_in_huge_pages "$TARGET_PID" "$addr"
+	# the kernel's own count: each page moved once (a huge page sent two
+	# ways moves twice), 24 huge pages of the region among them; the
+	# slack is for compaction, which the kernel may run meanwhile
+	local mig thp
+	mig=$(($(vmstat pgmigrate_success) - mig0)) thp=$(($(vmstat thp_migration_success) - thp0))
+	echo "the kernel migrated $mig pages, $thp huge pages"
+	[ "$mig" -ge "$moved" ] && [ "$mig" -le $((moved + 1024)) ]
+	[ "$thp" -ge 24 ] && [ "$thp" -le 26 ]
+}
+
 @test "6.12 contract: root without CAP_SYS_NICE: needs CAP_SYS_NICE (EPERM), target unchanged" {
 	target_start --threads=1
 	refused "$TARGET_PID" "needs CAP_SYS_NICE (try sudo)" pmp-runas --drop=cap_sys_nice -- "$PMP" --interleave=0-3 -p "$TARGET_PID"

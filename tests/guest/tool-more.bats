@@ -358,6 +358,36 @@ within_share() {
 	done
 }
 
+# spread.h: private anonymous memory is the process's own; shared and file
+# pages move only when asked.
+@test "option --migrate-shared: a re-spread moves shared memory too; without it, shared pages stay" {
+	target_start
+	run "$PMP" --membind=0 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	addr=$(target_cmd "alloc-shared 16")
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "4096 0 0 0" ]
+	run --separate-stderr "$PMP" --json --migrate-only --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status err=$stderr"
+	[ "$status" -eq 0 ]
+	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "4096 0 0 0" ]
+	private=$(jq -r '.threads[0].migration.pages' <<<"$output")
+	run --separate-stderr "$PMP" --json --migrate-only --migrate-shared --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status err=$stderr"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.threads[0].migration.not_moved' <<<"$output")" -eq 0 ]
+	# the shared pages and the files' pages (the program, its libraries)
+	# are counted now, and the shared ones re-spread
+	all=$(jq -r '.threads[0].migration.pages' <<<"$output")
+	echo "pages counted: $private private, $all with shared and file pages"
+	[ "$all" -ge $((private + 4096)) ]
+	read -r -a n <<<"$(numa_nodes_of "$TARGET_PID" "$addr")"
+	echo "the shared mapping's pages per node: ${n[*]}"
+	[ $((n[0] + n[1] + n[2] + n[3])) -eq 4096 ]
+	for i in 0 1 2 3; do
+		[ "${n[i]}" -ge 512 ]
+	done
+}
+
 @test "option --migrate with --interleave re-spreads the pages the process has: each node its share" {
 	target_start
 	run "$PMP" --membind=0 -p "$TARGET_PID"

@@ -30,6 +30,10 @@
  *                        its own VMA (it is fenced by PROT_NONE guard pages),
  *                        so it has its own numa_maps line.
  *   alloc-thread I MIB   the same, but mapped and touched by thread I.
+ *   alloc-huge MIB       as alloc, but 2 MiB-aligned and madvise(MADV_HUGEPAGE)d
+ *                        before the touch: transparent huge pages where the
+ *                        kernel has them.
+ *   alloc-shared MIB     as alloc, but MAP_SHARED anonymous memory (shmem).
  *   touch ADDR           write every page of the allocation at ADDR again
  *                        (from the main thread); reply "ok".
  *   free ADDR            munmap the allocation at ADDR; reply "ok".
@@ -92,6 +96,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,9 +296,15 @@ static void touch_pages(uintptr_t start, size_t len)
 		((volatile char *)start)[off] = 1;
 }
 
-/* mmap + touch MIB MiB in the calling thread. */
-static void do_alloc(const char *arg, char *reply)
+enum alloc_kind { ALLOC_PLAIN, ALLOC_HUGE, ALLOC_SHARED };
+
+/* mmap + touch MIB MiB in the calling thread; ALLOC_HUGE: 2 MiB-aligned
+ * and madvise(MADV_HUGEPAGE)d first, so that the kernel backs it with
+ * transparent huge pages where it has them; ALLOC_SHARED: MAP_SHARED
+ * anonymous memory (shmem) in place of the private data part. */
+static void do_alloc(const char *arg, char *reply, enum alloc_kind kind)
 {
+	bool huge = kind == ALLOC_HUGE;
 	char *end;
 	errno = 0;
 	unsigned long mib = strtoul(arg, &end, 10);
@@ -304,19 +315,33 @@ static void do_alloc(const char *arg, char *reply)
 	}
 	size_t len = mib << 20;
 	size_t guard = (size_t)page_size;
+	size_t align = huge ? (size_t)2 << 20 : guard;
 	/* Reserve guard + data + guard as PROT_NONE, then open up the data part:
 	 * neighbours with other protections keep the kernel from merging this
 	 * VMA with another allocation, so its numa_maps line starts at the
 	 * returned address. */
-	char *base = mmap(NULL, len + 2 * guard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	size_t span = len + 2 * align;
+	char *base = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (base == MAP_FAILED) {
 		reply_fmt(reply, "error mmap: %s", strerror(errno));
 		return;
 	}
-	char *data = base + guard;
+	/* at least one guard page below and above, the data aligned */
+	char *data = (char *)(((uintptr_t)base + guard + align - 1) & ~(uintptr_t)(align - 1));
 	if (mprotect(data, len, PROT_READ | PROT_WRITE) != 0) {
 		reply_fmt(reply, "error mprotect: %s", strerror(errno));
-		munmap(base, len + 2 * guard);
+		munmap(base, span);
+		return;
+	}
+	if (kind == ALLOC_SHARED &&
+	    mmap(data, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+		reply_fmt(reply, "error mmap shared: %s", strerror(errno));
+		munmap(base, span);
+		return;
+	}
+	if (huge && madvise(data, len, MADV_HUGEPAGE) != 0) {
+		reply_fmt(reply, "error madvise: %s", strerror(errno));
+		munmap(base, span);
 		return;
 	}
 	touch_pages((uintptr_t)data, len);
@@ -334,7 +359,7 @@ static void do_alloc(const char *arg, char *reply)
 	}
 	pthread_mutex_unlock(&allocs_lock);
 	if (slot < 0) {
-		munmap(base, len + 2 * guard);
+		munmap(base, span);
 		reply_fmt(reply, "error alloc: too many allocations");
 		return;
 	}
@@ -371,7 +396,7 @@ static void *worker_main(void *arg)
 		if (w->quit)
 			break;
 		if (strncmp(w->cmd, "alloc ", 6) == 0)
-			do_alloc(w->cmd + 6, w->reply);
+			do_alloc(w->cmd + 6, w->reply, ALLOC_PLAIN);
 		else if (strcmp(w->cmd, "policy") == 0)
 			do_policy(w->reply);
 		else
@@ -438,7 +463,7 @@ static void in_thread(const char *index_str, const char *cmd, char *reply)
 	}
 	if (i == 0) {
 		if (strncmp(cmd, "alloc ", 6) == 0)
-			do_alloc(cmd + 6, reply);
+			do_alloc(cmd + 6, reply, ALLOC_PLAIN);
 		else
 			do_policy(reply);
 		return;
@@ -598,7 +623,11 @@ static void *serve(void *exit_at_end)
 		if (*cmd == '\0') {
 			continue; /* blank lines are ignored, no reply */
 		} else if (strcmp(cmd, "alloc") == 0) {
-			do_alloc(arg, reply);
+			do_alloc(arg, reply, ALLOC_PLAIN);
+		} else if (strcmp(cmd, "alloc-huge") == 0) {
+			do_alloc(arg, reply, ALLOC_HUGE);
+		} else if (strcmp(cmd, "alloc-shared") == 0) {
+			do_alloc(arg, reply, ALLOC_SHARED);
 		} else if (strcmp(cmd, "alloc-thread") == 0) {
 			char *mib = strchr(arg, ' ');
 			if (!mib) {

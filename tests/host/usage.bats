@@ -87,3 +87,5 @@ load helpers
 @test "input: relative with --default" { bad_input "--static and --relative need a node list; --default has none" --default --relative -p $$; }
 @test "input: balancing with interleave" { bad_input "--balancing works only with --membind" -b -i 0 -p $$; }
 @test "input: balancing with preferred" { bad_input "--balancing works only with --membind" -b --preferred=0 -p $$; }
+@test "input: --migrate-shared without a move" { bad_usage "--migrate-shared goes with --migrate or --migrate-only" -i 0 --migrate-shared -p $$; }
+@test "input: --rate without a move" { bad_usage "--rate paces --migrate or --migrate-only" -i 0 --rate=16M/s -p $$; }
