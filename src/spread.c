@@ -407,6 +407,8 @@ int spread_process(pid_t pid, const struct bitmask *set, const struct spread_opt
 	for (int pass = 0; pass < 4; pass++) {
 		if (pass != 0 && pass != 2 && p->block <= 1)
 			continue;
+		if (pass != 0 && roomiest(nnodes, deficit) < 0)
+			break;	/* every share met: a pass would only query */
 		for (size_t i = 0; i < rs.n; i++) {
 			for (uintptr_t a = rs.r[i].start; a < rs.r[i].end;) {
 				/* a batch ends on a huge page's boundary, so that
