@@ -366,6 +366,7 @@ int procfs_each_line(const char *path, int (*fn)(const char *line, size_t len, v
 {
 	char buf[8192];
 	size_t have = 0;
+	bool passing = false;	/* over a line longer than buf, to its newline */
 	int fd, r = 0;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -375,18 +376,27 @@ int procfs_each_line(const char *path, int (*fn)(const char *line, size_t len, v
 		ssize_t got = read_some(fd, buf + have, sizeof(buf) - have);
 		char *line = buf, *eol;
 
-		if (got < 0)
+		if (got < 0) {
+			close(fd);
 			return -1;
+		}
 		have += (size_t)got;
 		while (r == 0 && (eol = memchr(line, '\n', (size_t)(buf + have - line)))) {
-			r = fn(line, (size_t)(eol - line), arg);
+			/* the rest of a line passed over is not a line: a
+			 * target names its files so as to end one with what
+			 * reads like a line of its choosing */
+			if (!passing)
+				r = fn(line, (size_t)(eol - line), arg);
+			passing = false;
 			line = eol + 1;
 		}
-		if (got == 0 && r == 0 && line < buf + have)	/* a last line without newline */
+		if (got == 0 && r == 0 && line < buf + have && !passing)	/* a last line without newline */
 			r = fn(line, (size_t)(buf + have - line), arg);
 		have = (size_t)(buf + have - line);
-		if (have == sizeof(buf))	/* a line longer than the buffer: drop it */
+		if (have == sizeof(buf)) {	/* a line longer than the buffer: pass it over */
 			have = 0;
+			passing = true;
+		}
 		memmove(buf, line, have);
 		if (got == 0)
 			break;

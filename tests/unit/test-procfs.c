@@ -25,6 +25,36 @@ static int kallsyms_text_has(const char *text, const char *name)
 	return found;
 }
 
+/* The lines procfs_each_line passes, joined with '|'. */
+static int collect_line(const char *line, size_t len, void *arg)
+{
+	char *seen = arg;
+	size_t have = strlen(seen);
+
+	if (have + len + 2 > 256)
+		return -1;
+	memcpy(seen + have, line, len);
+	memcpy(seen + have + len, "|", 2);
+	return 0;
+}
+
+static void each_line_of(const char *text, char *seen)
+{
+	char path[] = "/tmp/pmp-lines-XXXXXX";
+	int fd = mkstemp(path);
+	size_t len = strlen(text);
+
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
+		perror("temp file");
+		exit(99);
+	}
+	close(fd);
+	seen[0] = '\0';
+	if (procfs_each_line(path, collect_line, seen) != 0)
+		strcpy(seen, "(failed)");
+	unlink(path);
+}
+
 int main(void)
 {
 	struct proc_stat st;
@@ -155,6 +185,25 @@ int main(void)
 	ok(kallsyms_text_has(big, "sys_pidfd_set_mempolicy") == 0, "an over-long line is skipped");
 	strcpy(big + 70000, "\n0 T __x64_sys_pidfd_set_mempolicy\n");
 	ok(kallsyms_text_has(big, "sys_pidfd_set_mempolicy") == 1, "found after an over-long line");
+	/* procfs_each_line: a line longer than its 8 KiB is passed over
+	 * whole; its rest (which a target can make read like a line of
+	 * numa_maps) is not a line */
+	{
+		char seen[256];
+
+		memset(big, 'x', 10000);
+		strcpy(big + 10000, "7f00 default N0=1\nb\n");
+		memcpy(big, "a\n", 2);
+		each_line_of(big, seen);
+		is_str(seen, "a|b|", "an over-long line's rest is not read as a line");
+		strcpy(big + 10000, "7f00 default N0=1");
+		each_line_of(big, seen);
+		is_str(seen, "a|", "nor at the end of the file");
+		memset(big + 2, 'x', 8192);
+		strcpy(big + 2 + 8192, "\nb\nc");
+		each_line_of(big, seen);
+		is_str(seen, "a|b|c|", "a line that fills the buffer to the byte is passed over, not the next");
+	}
 	free(big);
 	return tap_done();
 }
