@@ -298,10 +298,17 @@ start_latecomer() {
 	# where that listing ended, with its overlap of 64 entries, begins
 	# among the latecomers and would pass over those before; the walk must
 	# see that the first thread it meets there is new, and list again.
+	# The watcher needs all 101 born before the walk reaches it: strace
+	# delays each thread's pidfd_open by 200 us, so that a walk of 5,000
+	# threads lasts a second longer, which an emulated CPU shared with
+	# the host's other work needs (without it, all 5 tries were lost in
+	# some runs).
 	local try won=0 lines tid born
 	for try in 1 2 3 4 5; do
 		start_latecomer 5000 100
-		run --separate-stderr "$PMP" -a --interleave=0-3 -p "$LATE_PID"
+		ASAN_OPTIONS=detect_leaks=0 run --separate-stderr strace -f -qq --seccomp-bpf -o /dev/null \
+			-e trace=pidfd_open -e inject=pidfd_open:delay_enter=200:when=2+ \
+			"$PMP" -a --interleave=0-3 -p "$LATE_PID"
 		echo "try $try: status=$status err=$stderr"
 		[ "$status" -eq 0 ] && [ -z "$stderr" ]
 		for _ in $(seq 300); do
