@@ -261,6 +261,8 @@ int procfs_parse_numa_maps_line(const char *line, size_t len, struct numa_maps_l
 
 	/* first pass for kernelpagesize_kB, which comes last */
 	for (q = p; (tok = next_token(&q, end, &toklen));) {
+		if (toklen == 4 && memcmp(tok, "huge", 4) == 0)
+			out->huge = true;
 		if (toklen > sizeof(page_key) - 1 && memcmp(tok, page_key, sizeof(page_key) - 1) == 0) {
 			if (parse_count(tok + sizeof(page_key) - 1, toklen - (sizeof(page_key) - 1), &page_kb) < 0 ||
 			    page_kb < 4 || page_kb > (1ULL << 30))

@@ -44,6 +44,7 @@ struct numa_maps_line {
 	char policy[128];
 	unsigned long long pages[64];	/* N<n>= counts, in 4 KiB pages */
 	unsigned int max_node;		/* highest n seen in N<n>=, +1 (0: none) */
+	bool huge;			/* a hugetlbfs mapping (the word "huge") */
 };
 
 /* Parse one line (without or with its newline).  Returns 0 or -1. */

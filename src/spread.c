@@ -33,12 +33,14 @@
  * with MPOL_MF_MOVE_ALL, which moves pages that others map as well. */
 struct range {
 	uintptr_t start, end;
+	bool known;	/* numa_maps shows it, not as hugetlbfs */
 };
 
 struct ranges {
 	struct range *r;
 	size_t n, cap;
 	bool shared;	/* shared and file mappings too */
+	size_t cursor;	/* numa_maps_known's place */
 };
 
 static int add_range(struct ranges *rs, uintptr_t start, uintptr_t end)
@@ -52,7 +54,7 @@ static int add_range(struct ranges *rs, uintptr_t start, uintptr_t end)
 		rs->r = grown;
 		rs->cap = cap;
 	}
-	rs->r[rs->n++] = (struct range){ start, end };
+	rs->r[rs->n++] = (struct range){ start, end, false };
 	return 0;
 }
 
@@ -75,6 +77,39 @@ static int maps_line(const char *line, size_t len, void *arg)
 	if (fields == 5 && path[0] != '/' && path[0] != '[')
 		return 0;	/* (a name of no file) */
 	return add_range(rs, start, end) < 0 ? -1 : 0;
+}
+
+/* hugetlbfs mappings stay where they are: their pages are 2 MiB or
+ * 1 GiB, which a plan in base pages and THP blocks would send to several
+ * nodes at once.  Only --migrate-shared can meet one (a private one has a
+ * hugetlbfs inode too); numa_maps marks them "huge".  A mapping whose
+ * numa_maps line is not read (the target can name a file so that the
+ * line outgrows the reader's 8 KiB, or map and unmap meanwhile) is not
+ * known not to be one, and stays too; so does a file named with the word
+ * "huge" in it: the target's loss only. */
+static int numa_maps_known(const char *line, size_t len, void *arg)
+{
+	struct ranges *rs = arg;
+	struct numa_maps_line l;
+
+	if (procfs_parse_numa_maps_line(line, len, &l) < 0 || l.huge)
+		return 0;
+	/* both files go up the address space */
+	while (rs->cursor < rs->n && rs->r[rs->cursor].start < l.start)
+		rs->cursor++;
+	if (rs->cursor < rs->n && rs->r[rs->cursor].start == l.start)
+		rs->r[rs->cursor].known = true;
+	return 0;
+}
+
+static void keep_known(struct ranges *rs)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->r[i].known)
+			rs->r[k++] = rs->r[i];
+	rs->n = k;
 }
 
 /* A batch of pages and where they are (move_pages' query); the ones that
@@ -397,6 +432,12 @@ int spread_process(pid_t pid, const struct bitmask *set, const struct spread_opt
 	rs.shared = opt->shared;
 	if (procfs_each_line(path, maps_line, &rs) < 0)
 		goto out;
+	if (rs.shared) {
+		snprintf(path, sizeof(path), "/proc/%d/numa_maps", (int)pid);
+		if (procfs_each_line(path, numa_maps_known, &rs) < 0)
+			goto out;
+		keep_known(&rs);
+	}
 	if (p->block > 1) {
 		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
 		p->pagemap = open(path, O_RDONLY | O_CLOEXEC);

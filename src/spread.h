@@ -7,7 +7,7 @@
  * node weights), moving only the excess of the nodes over their share (and
  * every page on a node outside the set), at a capped rate if asked.
  * A transparent huge page moves whole: its pages all go to the same node
- * (spread_assign).
+ * (spread_assign).  hugetlbfs pages never move (spread.c says why).
  */
 #ifndef PMP_SPREAD_H
 #define PMP_SPREAD_H

@@ -35,6 +35,9 @@ traced_run() {
 teardown() {
 	tracefs_restore
 	pmp_teardown
+	# the hugetlbfs tests' mount and pool, once their target is gone
+	umount "$BATS_TEST_TMPDIR/huge" 2>/dev/null || true
+	echo 0 >/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/null || true
 	[ -n "${LATE_PID:-}" ] && kill -9 "$LATE_PID" 2>/dev/null
 	if [ -d "$CG" ]; then
 		while read -r p; do echo "$p" >/sys/fs/cgroup/cgroup.procs 2>/dev/null; done <"$CG/cgroup.procs"
@@ -426,6 +429,69 @@ start_latecomer() {
 	echo "the kernel migrated $mig pages, $thp huge pages"
 	[ "$mig" -ge "$moved" ] && [ "$mig" -le $((moved + 1024)) ]
 	[ "$thp" -ge 24 ] && [ "$thp" -le 26 ]
+}
+
+# spread.c: a hugetlbfs page is 2 MiB (or 1 GiB) whole, which a plan in
+# base pages would send to several nodes; --migrate-shared leaves them
+# where they are and does not count them.  This kernel has HUGETLBFS.
+#
+# hugetlb_stays PAGES COMMAND: a target on node 0 with PAGES huge pages
+# reserved there; COMMAND (to pmp-target) maps one 2 MiB page of them or
+# more, at the address it replies (HUGETLB_ADDR); a re-spread with
+# --migrate-shared then counts fewer than 256 pages more than before
+# and leaves them on node 0.
+hugetlb_stays() {
+	local pool=/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages before after
+	echo "$1" >"$pool"
+	[ "$(cat "$pool")" -eq "$1" ]
+	target_start
+	run "$PMP" --membind=0 -p "$TARGET_PID"
+	[ "$status" -eq 0 ]
+	respread_shared
+	before=$RESPREAD_PAGES
+	HUGETLB_ADDR=$(target_cmd "$2")
+	HUGETLB_LINE=$(grep "^0*$HUGETLB_ADDR " "/proc/$TARGET_PID/numa_maps")
+	echo "its numa_maps line: ${#HUGETLB_LINE} bytes, ending ${HUGETLB_LINE: -60}"
+	[[ $HUGETLB_LINE == *" huge "*" N0="*" kernelpagesize_kB=2048" ]]
+	respread_shared
+	after=$RESPREAD_PAGES
+	echo "pages counted: $before, then $after with the hugetlbfs mapping"
+	[ "$after" -lt $((before + 256)) ]
+}
+
+respread_shared() {
+	run --separate-stderr "$PMP" --json --migrate-only --migrate-shared --interleave=0-3 -p "$TARGET_PID"
+	echo "status=$status err=$stderr"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(jq -r '.threads[0].migration.not_moved' <<<"$output")" -eq 0 ]
+	RESPREAD_PAGES=$(jq -r '.threads[0].migration.pages' <<<"$output")
+}
+
+@test "--migrate-shared leaves hugetlbfs pages where they are and does not count them" {
+	hugetlb_stays 4 "alloc-hugetlb 4"
+	[ "$(numa_nodes_of "$TARGET_PID" "$HUGETLB_ADDR")" = "2 0 0 0" ]
+}
+
+# A mapping whose numa_maps line the tool cannot read is not known not to
+# be hugetlbfs.  A hostile target names its hugetlbfs file (12 directories
+# of 200 newlines, each shown as \012) so that the line outgrows the
+# reader's 8 KiB: its pages still stay where they are.
+@test "--migrate-shared: a hugetlbfs file whose numa_maps line outgrows the reader stays where it is (hostile name)" {
+	local mnt=$BATS_TEST_TMPDIR/huge dir nl i
+	mkdir "$mnt"
+	mount -t hugetlbfs none "$mnt"
+	printf -v nl '%*s' 200 ''
+	nl=${nl// /$'\n'}
+	dir=$mnt
+	for i in $(seq 12); do
+		dir=$dir/$nl
+		mkdir "$dir"
+	done
+	ln -s "$dir/f" "$BATS_TEST_TMPDIR/link"
+	hugetlb_stays 2 "alloc-file 2 $BATS_TEST_TMPDIR/link"
+	[ "${#HUGETLB_LINE}" -gt 8192 ]
+	[ "$(numa_nodes_of "$TARGET_PID" "$HUGETLB_ADDR")" = "1 0 0 0" ]
 }
 
 @test "6.12 contract: root without CAP_SYS_NICE: needs CAP_SYS_NICE (EPERM), target unchanged" {

@@ -34,6 +34,10 @@
  *                        before the touch: transparent huge pages where the
  *                        kernel has them.
  *   alloc-shared MIB     as alloc, but MAP_SHARED anonymous memory (shmem).
+ *   alloc-hugetlb MIB    as alloc, but shared hugetlbfs memory (MAP_HUGETLB,
+ *                        2 MiB pages from vm.nr_hugepages; MIB even).
+ *   alloc-file MIB PATH  as alloc, but the file at PATH (created, sized to
+ *                        MIB MiB) mapped MAP_SHARED.
  *   touch ADDR           write every page of the allocation at ADDR again
  *                        (from the main thread); reply "ok".
  *   free ADDR            munmap the allocation at ADDR; reply "ok".
@@ -296,26 +300,28 @@ static void touch_pages(uintptr_t start, size_t len)
 		((volatile char *)start)[off] = 1;
 }
 
-enum alloc_kind { ALLOC_PLAIN, ALLOC_HUGE, ALLOC_SHARED };
+enum alloc_kind { ALLOC_PLAIN, ALLOC_HUGE, ALLOC_SHARED, ALLOC_HUGETLB, ALLOC_FILE };
 
 /* mmap + touch MIB MiB in the calling thread; ALLOC_HUGE: 2 MiB-aligned
  * and madvise(MADV_HUGEPAGE)d first, so that the kernel backs it with
  * transparent huge pages where it has them; ALLOC_SHARED: MAP_SHARED
- * anonymous memory (shmem) in place of the private data part. */
-static void do_alloc(const char *arg, char *reply, enum alloc_kind kind)
+ * anonymous memory (shmem) in place of the private data part;
+ * ALLOC_HUGETLB: the same with MAP_HUGETLB (hugetlbfs pages); ALLOC_FILE:
+ * the file at path, shared. */
+static void do_alloc(const char *arg, char *reply, enum alloc_kind kind, const char *path)
 {
-	bool huge = kind == ALLOC_HUGE;
+	bool huge = kind == ALLOC_HUGE || kind == ALLOC_HUGETLB;
 	char *end;
 	errno = 0;
 	unsigned long mib = strtoul(arg, &end, 10);
 
-	if (errno || end == arg || *end || mib == 0 || mib > 1UL << 20) {
+	if (errno || end == arg || *end || mib == 0 || mib > 1UL << 20 || (kind == ALLOC_HUGETLB && mib % 2)) {
 		reply_fmt(reply, "error alloc: bad size '%s'", arg);
 		return;
 	}
 	size_t len = mib << 20;
 	size_t guard = (size_t)page_size;
-	size_t align = huge ? (size_t)2 << 20 : guard;
+	size_t align = huge || kind == ALLOC_FILE ? (size_t)2 << 20 : guard;	/* a hugetlbfs file needs it */
 	/* Reserve guard + data + guard as PROT_NONE, then open up the data part:
 	 * neighbours with other protections keep the kernel from merging this
 	 * VMA with another allocation, so its numa_maps line starts at the
@@ -339,7 +345,27 @@ static void do_alloc(const char *arg, char *reply, enum alloc_kind kind)
 		munmap(base, span);
 		return;
 	}
-	if (huge && madvise(data, len, MADV_HUGEPAGE) != 0) {
+	if (kind == ALLOC_FILE) {
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+		if (fd < 0 || ftruncate(fd, (off_t)len) != 0 ||
+		    mmap(data, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+			reply_fmt(reply, "error file %s: %s", path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			munmap(base, span);
+			return;
+		}
+		close(fd);
+	}
+	if (kind == ALLOC_HUGETLB &&
+	    mmap(data, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB | MAP_FIXED, -1, 0) ==
+		    MAP_FAILED) {
+		reply_fmt(reply, "error mmap hugetlb: %s", strerror(errno));
+		munmap(base, span);
+		return;
+	}
+	if (kind == ALLOC_HUGE && madvise(data, len, MADV_HUGEPAGE) != 0) {
 		reply_fmt(reply, "error madvise: %s", strerror(errno));
 		munmap(base, span);
 		return;
@@ -396,7 +422,7 @@ static void *worker_main(void *arg)
 		if (w->quit)
 			break;
 		if (strncmp(w->cmd, "alloc ", 6) == 0)
-			do_alloc(w->cmd + 6, w->reply, ALLOC_PLAIN);
+			do_alloc(w->cmd + 6, w->reply, ALLOC_PLAIN, NULL);
 		else if (strcmp(w->cmd, "policy") == 0)
 			do_policy(w->reply);
 		else
@@ -463,7 +489,7 @@ static void in_thread(const char *index_str, const char *cmd, char *reply)
 	}
 	if (i == 0) {
 		if (strncmp(cmd, "alloc ", 6) == 0)
-			do_alloc(cmd + 6, reply, ALLOC_PLAIN);
+			do_alloc(cmd + 6, reply, ALLOC_PLAIN, NULL);
 		else
 			do_policy(reply);
 		return;
@@ -623,11 +649,22 @@ static void *serve(void *exit_at_end)
 		if (*cmd == '\0') {
 			continue; /* blank lines are ignored, no reply */
 		} else if (strcmp(cmd, "alloc") == 0) {
-			do_alloc(arg, reply, ALLOC_PLAIN);
+			do_alloc(arg, reply, ALLOC_PLAIN, NULL);
 		} else if (strcmp(cmd, "alloc-huge") == 0) {
-			do_alloc(arg, reply, ALLOC_HUGE);
+			do_alloc(arg, reply, ALLOC_HUGE, NULL);
 		} else if (strcmp(cmd, "alloc-shared") == 0) {
-			do_alloc(arg, reply, ALLOC_SHARED);
+			do_alloc(arg, reply, ALLOC_SHARED, NULL);
+		} else if (strcmp(cmd, "alloc-hugetlb") == 0) {
+			do_alloc(arg, reply, ALLOC_HUGETLB, NULL);
+		} else if (strcmp(cmd, "alloc-file") == 0) {
+			char *path = strchr(arg, ' ');
+
+			if (!path) {
+				reply_fmt(reply, "error usage: alloc-file MIB PATH");
+			} else {
+				*path++ = '\0';
+				do_alloc(arg, reply, ALLOC_FILE, path);
+			}
 		} else if (strcmp(cmd, "alloc-thread") == 0) {
 			char *mib = strchr(arg, ' ');
 			if (!mib) {

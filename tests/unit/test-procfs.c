@@ -131,6 +131,15 @@ int main(void)
 		ok(l.pages[1] == 512 && l.pages[2] == 512, "huge pages counted in 4 KiB pages");
 		ok(procfs_parse_numa_maps_line(c, strlen(c), &l) == 0 && strcmp(l.policy, "weighted interleave:0-3") == 0,
 		   "weighted interleave");
+		ok(!l.huge, "a file mapping is not hugetlbfs");
+		{
+			const char *h = "7f4000000000 default file=/anon_hugepage\\040(deleted) huge dirty=2 N0=2 kernelpagesize_kB=2048";
+
+			ok(procfs_parse_numa_maps_line(h, strlen(h), &l) == 0 && l.huge && l.pages[0] == 1024,
+			   "a hugetlbfs mapping: the word huge, pages in 4 KiB pages");
+			ok(procfs_parse_numa_maps_line("0 default file=/hugepages N0=1", 30, &l) == 0 && !l.huge,
+			   "huge inside a word is not the word");
+		}
 		ok(procfs_parse_numa_maps_line("garbage", 7, &l) < 0, "no policy field");
 		ok(procfs_parse_numa_maps_line("7G00 default N0=1", 17, &l) < 0, "an address that is not hex");
 		ok(procfs_parse_numa_maps_line("10000000000000000 default", 25, &l) < 0,
