@@ -378,10 +378,8 @@ int procfs_each_line(const char *path, int (*fn)(const char *line, size_t len, v
 		ssize_t got = read_some(fd, buf + have, sizeof(buf) - have);
 		char *line = buf, *eol;
 
-		if (got < 0) {
-			close(fd);
-			return -1;
-		}
+		if (got < 0)
+			return -1;	/* read_some closed fd */
 		have += (size_t)got;
 		while (r == 0 && (eol = memchr(line, '\n', (size_t)(buf + have - line)))) {
 			/* the rest of a line passed over is not a line: a

@@ -25,12 +25,15 @@ static int kallsyms_text_has(const char *text, const char *name)
 	return found;
 }
 
-/* The lines procfs_each_line passes, joined with '|'. */
+/* The lines procfs_each_line passes, joined with '|' (a long one as
+ * "<its length>"). */
 static int collect_line(const char *line, size_t len, void *arg)
 {
 	char *seen = arg;
 	size_t have = strlen(seen);
 
+	if (len > 32)
+		return snprintf(seen + have, 256 - have, "<%zu>|", len) >= (int)(256 - have) ? -1 : 0;
 	if (have + len + 2 > 256)
 		return -1;
 	memcpy(seen + have, line, len);
@@ -212,6 +215,10 @@ int main(void)
 		strcpy(big + 2 + 8192, "\nb\nc");
 		each_line_of(big, seen);
 		is_str(seen, "a|b|c|", "a line that fills the buffer to the byte is passed over, not the next");
+		memset(big + 2, 'x', 8191);
+		strcpy(big + 2 + 8191, "\nb");
+		each_line_of(big, seen);
+		is_str(seen, "a|<8191>|b|", "a line one byte short of the buffer is read");
 	}
 	free(big);
 	return tap_done();
