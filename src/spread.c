@@ -82,11 +82,11 @@ static int maps_line(const char *line, size_t len, void *arg)
 /* hugetlbfs mappings stay where they are: their pages are 2 MiB or
  * 1 GiB, which a plan in base pages and THP blocks would send to several
  * nodes at once.  Only --migrate-shared can meet one (a private one has a
- * hugetlbfs inode too); numa_maps marks them "huge".  A mapping whose
- * numa_maps line is not read (the target can name a file so that the
- * line outgrows the reader's 8 KiB, or map and unmap meanwhile) is not
- * known not to be one, and stays too; so does a file named with the word
- * "huge" in it: the target's loss only. */
+ * hugetlbfs inode too); numa_maps marks them "huge" (a file's name cannot
+ * make the word: numa_maps escapes its blanks).  A mapping whose numa_maps
+ * line is not read (the target can name a file so that the line outgrows
+ * the reader's 8 KiB, or map and unmap meanwhile) is not known not to be
+ * one, and stays too. */
 static int numa_maps_known(const char *line, size_t len, void *arg)
 {
 	struct ranges *rs = arg;

@@ -449,7 +449,10 @@ hugetlb_stays() {
 	[ "$status" -eq 0 ]
 	respread_shared
 	before=$RESPREAD_PAGES
-	HUGETLB_ADDR=$(target_cmd "$2")
+	HUGETLB_ADDR=$(target_cmd "$2") || {
+		echo "the target: $HUGETLB_ADDR; $(grep -h HugePages_Free /sys/devices/system/node/node*/meminfo)"
+		false
+	}
 	HUGETLB_LINE=$(grep "^0*$HUGETLB_ADDR " "/proc/$TARGET_PID/numa_maps")
 	echo "its numa_maps line: ${#HUGETLB_LINE} bytes, ending ${HUGETLB_LINE: -60}"
 	[[ $HUGETLB_LINE == *" huge "*" N0="*" kernelpagesize_kB=2048" ]]
@@ -475,22 +478,25 @@ respread_shared() {
 
 # A mapping whose numa_maps line the tool cannot read is not known not to
 # be hugetlbfs.  A hostile target names its hugetlbfs file (12 directories
-# of 200 newlines, each shown as \012) so that the line outgrows the
-# reader's 8 KiB: its pages still stay where they are.
+# of 200 blanks) so that its numa_maps line, which shows each blank as
+# \040, outgrows the reader's 8 KiB, while its maps line (blanks as they
+# are) does not: its pages still stay where they are.
 @test "--migrate-shared: a hugetlbfs file whose numa_maps line outgrows the reader stays where it is (hostile name)" {
-	local mnt=$BATS_TEST_TMPDIR/huge dir nl i
+	local mnt=$BATS_TEST_TMPDIR/huge dir blanks i line
 	mkdir "$mnt"
 	mount -t hugetlbfs none "$mnt"
-	printf -v nl '%*s' 200 ''
-	nl=${nl// /$'\n'}
+	printf -v blanks '%*s' 200 ''
 	dir=$mnt
 	for i in $(seq 12); do
-		dir=$dir/$nl
+		dir=$dir/$blanks
 		mkdir "$dir"
 	done
 	ln -s "$dir/f" "$BATS_TEST_TMPDIR/link"
 	hugetlb_stays 2 "alloc-file 2 $BATS_TEST_TMPDIR/link"
 	[ "${#HUGETLB_LINE}" -gt 8192 ]
+	line=$(grep "^0*$HUGETLB_ADDR-" "/proc/$TARGET_PID/maps")
+	echo "its maps line: ${#line} bytes"
+	[ "${#line}" -lt 4096 ]
 	[ "$(numa_nodes_of "$TARGET_PID" "$HUGETLB_ADDR")" = "1 0 0 0" ]
 }
 
