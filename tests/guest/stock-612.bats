@@ -143,11 +143,7 @@ teardown() {
 	[ -z "$stderr" ]
 	[[ $output == *"(0 not moved)"* ]]
 	[[ $output == *"backend: ptrace"* ]]
-	read -r -a n <<<"$(numa_nodes_of "$TARGET_PID" "$addr")"
-	echo "pages per node: ${n[*]}"
-	for i in 0 1 2 3; do
-		[ "${n[i]}" -ge 3891 ] && [ "${n[i]}" -le 4301 ]
-	done
+	within_share $(numa_nodes_of "$TARGET_PID" "$addr")
 	[ "$(task_policy "$TARGET_PID")" = interleave:0-3 ]
 	addr=$(target_cmd alloc 16)
 	[ "$(numa_nodes_of "$TARGET_PID" "$addr")" = "1024 1024 1024 1024" ]

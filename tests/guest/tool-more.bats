@@ -348,16 +348,6 @@ bound_64() {
 	[ "$(task_policy "$TARGET_PID")" = bind:1 ]
 }
 
-# within_share A B C D: four page counts, each within 5% of a quarter of
-# the 16384 pages of a 64 MiB allocation
-within_share() {
-	local n
-	echo "pages per node: $*"
-	for n in "$@"; do
-		[ "$n" -ge 3891 ] && [ "$n" -le 4301 ]
-	done
-}
-
 # spread.h: private anonymous memory is the process's own; shared and file
 # pages move only when asked.
 @test "option --migrate-shared: a re-spread moves shared memory too; without it, shared pages stay" {
