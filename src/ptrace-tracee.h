@@ -37,6 +37,8 @@ struct ptrace_session {
 	unsigned long page;	/* the scratch mapping it made there, 0: none */
 	size_t page_len;
 	uint64_t cookie;	/* random, in the page's first bytes: proof it is ours */
+	size_t mask_len;	/* the node mask written there when it was mapped */
+	unsigned char mask[SCRATCH_MAX];
 	pid_t via;		/* a thread that made calls for us: asked first to unmap */
 	bool allow_seccomp;	/* as the last request said */
 	struct tracer tracer;	/* the thread every request is made from */
@@ -72,6 +74,8 @@ struct tracee {
 
 	bool in_call;		/* path A: calls are made at the entry of its own */
 	regs_t entry;		/* path A: the registers at that entry stop */
+	bool rewound;		/* path A: at an injected call's exit, registers
+				 * already put back to make its own call again */
 	unsigned long insn;	/* path B: the system call instruction it is aimed at */
 };
 

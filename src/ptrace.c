@@ -284,13 +284,13 @@ static bool is_stop_signal(int sig)
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-/* Resume with PTRACE_SYSCALL until the next syscall stop.  Group-stop and
- * interrupt reports are passed over; a stop signal (the one kind that the
- * blocked mask lets through) is held back; any other signal reaching a
- * signal-delivery stop is a synchronous one and is delivered. */
-static int next_syscall_stop(struct tracee *t, int op, const char *where)
+/* Resume with PTRACE_SYSCALL until the next syscall stop, described in
+ * *si.  Group-stop and interrupt reports are passed over; a stop signal
+ * (the one kind that the blocked mask lets through) is held back; any
+ * other signal reaching a signal-delivery stop is a synchronous one and
+ * is delivered. */
+static int next_syscall_stop(struct tracee *t, int op, const char *where, struct pmp_syscall_info *si)
 {
-	struct pmp_syscall_info si;
 	int status, sig, pass = 0;
 
 	for (int n = 0; n < MAX_STOPS; n++) {
@@ -301,9 +301,9 @@ static int next_syscall_stop(struct tracee *t, int op, const char *where)
 			return -1;
 		switch (classify_stop(status, &sig)) {
 		case STOP_SYSCALL:
-			if (syscall_info(t, &si) < 0)
+			if (syscall_info(t, si) < 0)
 				return -1;
-			if (si.op != op)
+			if (si->op != op)
 				return tracee_verdict(t, FAIL_INJECTION, EPROTO, where);
 			return 0;
 		case STOP_EVENT:
@@ -462,8 +462,8 @@ static int at_own_entry(struct tracee *t)
 {
 	struct pmp_syscall_info si;
 
-	if (next_syscall_stop(t, SYSCALL_INFO_ENTRY, "expected the thread's own call's entry") < 0 ||
-	    syscall_info(t, &si) < 0 || get_regs(t, &t->entry) < 0)
+	if (next_syscall_stop(t, SYSCALL_INFO_ENTRY, "expected the thread's own call's entry", &si) < 0 ||
+	    get_regs(t, &t->entry) < 0)
 		return -1;
 	if (si.arch != arch_audit_native)
 		return tracee_verdict(t, FAIL_COMPAT_TASK, 0, "inside a 32-bit system call");
@@ -471,15 +471,23 @@ static int at_own_entry(struct tracee *t)
 }
 
 /* Path A: at the entry of its own call, make c instead; at c's exit,
- * rewind so that its own call is entered again, and wait for that entry. */
+ * rewind so that its own call is made again when it goes on.  It is
+ * released there, at c's exit (most threads make one call); a second call
+ * waits for the entry of its own first. */
 static int call_in_place(struct tracee *t, const struct tracee_call *c, long *rv)
 {
+	struct pmp_syscall_info si;
 	regs_t r;
 
+	if (t->rewound) {
+		if (at_own_entry(t) < 0)
+			return -1;
+		t->rewound = false;
+	}
 	t->restore = t->entry;	/* released here, it would make its own call */
 	t->have_restore = true;
 	if (arch_turn_entry_into_call(t, &t->entry, c) < 0 ||
-	    next_syscall_stop(t, SYSCALL_INFO_EXIT, "expected the injected call's exit") < 0 ||
+	    next_syscall_stop(t, SYSCALL_INFO_EXIT, "expected the injected call's exit", &si) < 0 ||
 	    get_regs(t, &r) < 0)
 		return -1;
 	*rv = arch_result(&r);
@@ -487,7 +495,8 @@ static int call_in_place(struct tracee *t, const struct tracee_call *c, long *rv
 	if (tracee_set_regs(t, &t->restore) < 0)
 		return -1;
 	t->have_restore = false;
-	return at_own_entry(t);
+	t->rewound = true;
+	return 0;
 }
 
 /* Path B: run c at the system call instruction; every register is given
@@ -499,14 +508,13 @@ static int call_at_insn(struct tracee *t, const struct tracee_call *c, long *rv)
 
 	arch_aim_at_insn(&r, t->insn, c);
 	if (tracee_set_regs(t, &r) < 0 ||
-	    next_syscall_stop(t, SYSCALL_INFO_ENTRY, "expected the injected call's entry") < 0 ||
-	    syscall_info(t, &si) < 0)
+	    next_syscall_stop(t, SYSCALL_INFO_ENTRY, "expected the injected call's entry", &si) < 0)
 		return -1;
 	if (si.u.entry.nr != (uint64_t)c->nr || si.arch != arch_audit_native) {
 		arch_skip_entered_call(t);	/* whatever this is, it does not run */
 		return tracee_verdict(t, FAIL_INJECTION, EPROTO, "the injected call was not entered");
 	}
-	if (next_syscall_stop(t, SYSCALL_INFO_EXIT, "expected the injected call's exit") < 0 ||
+	if (next_syscall_stop(t, SYSCALL_INFO_EXIT, "expected the injected call's exit", &si) < 0 ||
 	    get_regs(t, &r) < 0)
 		return -1;
 	*rv = arch_result(&r);
@@ -553,15 +561,13 @@ static int scratch_page(struct tracee *t)
 		return tracee_verdict(t, FAIL_INJECTION, (int)-rv, "mmap of a scratch page in the thread failed");
 	if (rv == 0 || rv % 4096 != 0)
 		return tracee_verdict(t, FAIL_INJECTION, EPROTO, "mmap returned nonsense");
-	if (tracee_mem_write(t->tid, (unsigned long)rv, &s->cookie, sizeof(s->cookie)) < 0) {
-		int err = errno;
-
-		c = (struct tracee_call){ .nr = __NR_munmap, .arg = { (unsigned long)rv, scratch_len() } };
-		(void)make_call(t, &c, &rv);
-		return tracee_failed(t, err, "cannot write the scratch page");
-	}
+	/* MAP_POPULATE: only a page taken away fails here.  Whatever holds
+	 * the address now is the target's, not to be unmapped. */
+	if (tracee_mem_write(t->tid, (unsigned long)rv, &s->cookie, sizeof(s->cookie)) < 0)
+		return tracee_failed(t, errno, "cannot write the scratch page");
 	s->page = (unsigned long)rv;
 	s->page_len = scratch_len();
+	s->mask_len = 0;
 	return 0;
 }
 
@@ -597,6 +603,30 @@ static size_t mask_bytes(const struct ptrace_request *req)
 	return (req->maxnode - 1 + bits - 1) / bits * sizeof(unsigned long);
 }
 
+/* The request's node mask in the session's page; its address in *at.
+ * The mask is written while the page is proven the session's, and then
+ * left there for every thread after: proving it again for each thread
+ * (maps, pagemap, the cookie) cost more than the rest of the thread's
+ * work.  What the target does to that copy since is its own doing, as if
+ * it had set its policy itself; a page it unmapped shows as EFAULT, and
+ * `renew' then makes sure of a page again. */
+static int mask_in_page(struct tracee *t, size_t len, bool renew, unsigned long *at)
+{
+	struct ptrace_session *s = t->s;
+
+	if (renew || !s->page || s->mask_len != len || memcmp(s->mask, t->req->mask, len) != 0) {
+		s->mask_len = 0;
+		if (scratch_page(t) < 0)
+			return -1;
+		if (tracee_mem_write(t->tid, s->page + SCRATCH_MASK_AT, t->req->mask, len) < 0)
+			return tracee_failed(t, errno, "cannot write the scratch page");
+		memcpy(s->mask, t->req->mask, len);
+		s->mask_len = len;
+	}
+	*at = s->page + SCRATCH_MASK_AT;
+	return 0;
+}
+
 /* set_mempolicy(mode, mask, maxnode), the mask in the scratch page (none
  * for a policy without nodes: no page either). */
 static int set_policy(struct tracee *t)
@@ -606,19 +636,20 @@ static int set_policy(struct tracee *t)
 	char path[48];
 	long rv;
 
-	if (len) {
-		unsigned long at;
-
-		if (scratch_page(t) < 0)
+	c.arg[2] = len ? t->req->maxnode : 0;
+	/* a page taken away by the target (EFAULT, in our write or in its
+	 * call) is made again once */
+	for (int tries = 0;; tries++) {
+		if (len && mask_in_page(t, len, tries > 0, &c.arg[1]) < 0) {
+			if (tries == 0 && t->res->failure == FAIL_INJECTION && t->res->err == EFAULT)
+				continue;
 			return -1;
-		at = t->s->page + SCRATCH_MASK_AT;
-		if (tracee_mem_write(t->tid, at, t->req->mask, len) < 0)
-			return tracee_failed(t, errno, "cannot write the scratch page");
-		c.arg[1] = at;
-		c.arg[2] = t->req->maxnode;
+		}
+		if (make_call(t, &c, &rv) < 0)
+			return -1;
+		if (!len || rv != -EFAULT || tries > 0)
+			break;
 	}
-	if (make_call(t, &c, &rv) < 0)
-		return -1;
 	if (rv < -4095 || rv > 0)
 		return tracee_verdict(t, FAIL_INJECTION, EPROTO, "set_mempolicy returned nonsense");
 	if (t->in_call)

@@ -13,9 +13,9 @@
  *    aarch64, whose kernel rewinds such a call before the stop, a thread
  *    whose pc is on an `svc') is let run into the entry of that call
  *    again, whose number is swapped for the injected call; at its exit the
- *    registers are rewound so the original call is entered once more (and
- *    swapped again if there is another call to make), and the thread is
- *    released at that entry with its own signal mask.  The
+ *    registers are rewound so that the original call is made once more,
+ *    and the thread is released there with its own signal mask (or, with
+ *    another call to make, let run into that entry and swapped again).  The
  *    call keeps its semantics: restartable calls go on (relative sleeps
  *    with their remaining time, through restart_syscall), and a signal
  *    that came meanwhile meets the call exactly as it would have without
@@ -30,13 +30,16 @@
  * The node mask is written into a scratch page that belongs to no one
  * else: the first thread of the process that needs it maps it with an
  * injected mmap(2) (PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|
- * MAP_NORESERVE, sized for the largest mask), a random cookie is written at
- * its start, and every later thread reuses it once it is proven still the
- * same mapping (same start and end, private, anonymous, read-write, no
- * name) holding the cookie; otherwise what is at the address is the
- * target's, left alone, and a new page is mapped.  The session's end
- * unmaps it with an injected munmap(2) through a live thread of the
- * process, after the same proof.  A policy without nodes needs no page.
+ * MAP_NORESERVE|MAP_POPULATE, sized for the largest mask), a random cookie
+ * and the mask are written into it at once, and every later thread of the
+ * session passes the same address to set_mempolicy without writing
+ * again.  If the target has unmapped the page meanwhile (EFAULT), the
+ * page is proven still the same mapping (same start and end, private,
+ * anonymous, read-write, no name) holding the cookie, or else what is at
+ * the address is the target's, left alone, and a new page is mapped, once
+ * per thread.  The session's end unmaps it with an injected munmap(2)
+ * through a live thread of the process, after the same proof.  A policy
+ * without nodes needs no page.
  * Nothing is ever written to the target's own memory, stack or code; no
  * breakpoint, no single step, no signal is sent to the target.
  *
@@ -97,8 +100,11 @@
  *    parasite.  Killed between the session's first mmap and its munmap,
  *    the caller leaves the scratch page mapped in the process: one private
  *    anonymous mapping, not in the target's way.
- *  - A target that unmaps the scratch page and maps its own data at the
- *    same address, with the same extent and the cookie copied, between the
+ *  - A target that changes the mask in the scratch page, or maps its own
+ *    data at its address, has its later threads read that instead: as if
+ *    it had set their policies itself, which it may do at any time.  A
+ *    target that unmaps the page and maps its own data at the same
+ *    address, with the same extent and the cookie copied, between the
  *    proof and the write (microseconds, while one of its threads is held)
  *    has the mask written there: only a program racing its own memory can.
  *  - Some system calls return EINTR to the target merely because it was

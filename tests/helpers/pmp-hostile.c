@@ -21,12 +21,17 @@
  *               never-touched anonymous memory is mapped at 4 GiB, before
  *               every other mapping: a scan for a system call instruction
  *               that reads it all takes seconds per thread.
+ *   unmap-scratch 200 more threads, blocked in pause(2), then a last one
+ *               that watches its own maps for the ptrace backend's scratch
+ *               page (a new private anonymous read-write mapping of its
+ *               size) and unmaps the first it sees: the threads after it
+ *               find their node mask gone.
  *
  * Usage: pmp-hostile MODE.  Prints "ready PID", or "skip REASON" and exits
  * 77 when the mode cannot be set up here (no userfaultfd); then answers
- * each line on stdin: "check" -> "corrupt=N checks=M" (shared-heap: N
- * comparisons found the pattern changed), and sleeps at its end until
- * killed.
+ * each line on stdin: "check" -> "corrupt=N checks=M unmapped=U"
+ * (shared-heap: N comparisons found the pattern changed; unmap-scratch: U
+ * scratch pages unmapped), and sleeps at its end until killed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +39,7 @@
 #include <linux/userfaultfd.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +53,7 @@
 
 static unsigned char *expected;		/* shared-heap: what the buffer holds */
 static unsigned char *stacks;
-static atomic_ulong corrupt, checks;
+static atomic_ulong corrupt, checks, unmapped;
 
 /* Never return: the stack is the region from here on. */
 static void *spin_on(void *sp)
@@ -142,6 +148,82 @@ static unsigned char *uffd_region(void)
 	return p;	/* fd stays open: the region stays registered */
 }
 
+/* The starts of the private anonymous read-write mappings of
+ * /proc/self/maps that are len bytes long, read without malloc (which
+ * could map such a thing itself); their number, at most max. */
+#define MAPS_BUF	(1024 * 1024)
+#define MAX_STARTS	4096
+
+static char maps_buf[MAPS_BUF];
+
+static int anon_of_len(unsigned long len, unsigned long *starts, int max)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), n = 0;
+	size_t used = 0;
+	ssize_t got;
+
+	if (fd < 0)
+		return 0;
+	while (used < MAPS_BUF - 1 && (got = read(fd, maps_buf + used, MAPS_BUF - 1 - used)) > 0)
+		used += (size_t)got;
+	close(fd);
+	maps_buf[used] = '\0';
+	for (char *line = maps_buf, *next; line && *line && n < max; line = next) {
+		unsigned long lo, hi, off, ino;
+		char perms[8];
+		int name_at = 0;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %lu %n", &lo, &hi, perms, &off, &ino, &name_at) >= 5 &&
+		    hi - lo == len && strcmp(perms, "rw-p") == 0 && ino == 0 && line[name_at] == '\0')
+			starts[n++] = lo;
+	}
+	return n;
+}
+
+/* The size of the engine's scratch mapping (scratch_len in src/ptrace.c):
+ * a 64-byte header and the largest mask, 8 KiB, in whole pages. */
+static unsigned long scratch_size(void)
+{
+	unsigned long pg = (unsigned long)sysconf(_SC_PAGESIZE);
+
+	return (64 + 8192 + pg - 1) / pg * pg;
+}
+
+static void *idle(void *arg)
+{
+	(void)arg;
+	while (pause() < 0)
+		;
+	return NULL;
+}
+
+static unsigned long known[MAX_STARTS];
+static int nknown;
+
+static void *scratch_hunter(void *arg)
+{
+	unsigned long now[MAX_STARTS];
+
+	(void)arg;
+	for (;;) {
+		int n = anon_of_len(scratch_size(), now, MAX_STARTS);
+
+		for (int i = 0; i < n; i++) {
+			bool seen = false;
+
+			for (int j = 0; j < nknown && !seen; j++)
+				seen = known[j] == now[i];
+			if (!seen && munmap((void *)now[i], scratch_size()) == 0) {
+				atomic_fetch_add(&unmapped, 1);
+				return idle(NULL);	/* one only */
+			}
+		}
+	}
+}
+
 static int unmap_vdso(void)
 {
 	char line[512];
@@ -173,6 +255,10 @@ int main(int argc, char **argv)
 		stacks = uffd_region();
 		if (!stacks)
 			return skip("userfaultfd");
+	} else if (strcmp(argv[1], "unmap-scratch") == 0) {
+		stacks = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (stacks == MAP_FAILED)
+			return 1;
 	} else if (strcmp(argv[1], "no-vdso") == 0) {
 		stacks = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (stacks == MAP_FAILED)
@@ -189,12 +275,21 @@ int main(int argc, char **argv)
 			return 1;
 	if (strcmp(argv[1], "no-vdso") == 0 && unmap_vdso() < 0)
 		return skip("unmapping the vDSO");
+	if (strcmp(argv[1], "unmap-scratch") == 0) {
+		for (int i = 0; i < 200; i++)
+			if (pthread_create(&t, NULL, idle, NULL) != 0)
+				return 1;
+		nknown = anon_of_len(scratch_size(), known, MAX_STARTS);
+		if (pthread_create(&t, NULL, scratch_hunter, NULL) != 0)	/* the last thread */
+			return 1;
+	}
 	usleep(100000);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin)) {
 		if (strncmp(line, "check", 5) == 0)
-			printf("corrupt=%lu checks=%lu\n", atomic_load(&corrupt), atomic_load(&checks));
+			printf("corrupt=%lu checks=%lu unmapped=%lu\n", atomic_load(&corrupt),
+			       atomic_load(&checks), atomic_load(&unmapped));
 		else
 			printf("error unknown command\n");
 		fflush(stdout);

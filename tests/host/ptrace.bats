@@ -586,6 +586,25 @@ cli_ready() {
 	shared_heap_intact
 }
 
+@test "cli: --backend=ptrace -a, the target unmaps the scratch page mid-run: a new one is made, every thread set, none left" {
+	cli_ready
+	hostile_start unmap-scratch
+	local t
+	run --separate-stderr "$PMP" --backend=ptrace -a --membind=0 -p "$HOSTILE_PID"
+	echo "status=$status stdout=[$output] stderr=[$stderr]"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	printf 'check\n' >&"$HOSTILE_W"
+	IFS= read -r -t 20 -u "$HOSTILE_R" REPLY_LINE
+	echo "check -> $REPLY_LINE"
+	[ "$(field unmapped "$REPLY_LINE")" = 1 ]	# it did take the page away
+	[ "$(tids_of "$HOSTILE_PID" | wc -l)" -eq 204 ]
+	for t in $(tids_of "$HOSTILE_PID"); do
+		[ "$(task_policy "$HOSTILE_PID" "$t")" = bind:0 ]
+	done
+	diff "$BATS_TEST_TMPDIR/hostile/maps.before" "/proc/$HOSTILE_PID/maps"
+}
+
 @test "cli: --backend=ptrace on stacks in a never-filled userfaultfd region: SIGINT ends it at once" {
 	cli_ready
 	hostile_start uffd-stack
