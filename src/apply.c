@@ -345,6 +345,16 @@ static void set_by_syscall(struct applier *a, struct task_handle *h, struct outc
 		o->kind = OUTCOME_APPLIED;
 }
 
+/* getpid(2) once: it is asked for every thread, and the tool never forks. */
+static pid_t self_pid(void)
+{
+	static pid_t self;
+
+	if (!self)
+		self = getpid();
+	return self;
+}
+
 static void apply_one(struct applier *a, struct task_handle *h, struct outcome *o)
 {
 	*o = (struct outcome){ .detail.yama_scope = -1, .held_us = -1 };
@@ -357,7 +367,7 @@ static void apply_one(struct applier *a, struct task_handle *h, struct outcome *
 	/* nor does ptrace; a dry run foresees it by the same rules */
 	if ((a->action == ACTION_SET || a->action == ACTION_DRY_RUN) && a->backend == BACKEND_PTRACE &&
 	    (h->problem == FAIL_NONE || h->problem == FAIL_NO_THREAD_PIDFD)) {
-		if (h->pid == getpid()) {	/* PTRACE_SEIZE of oneself: EPERM */
+		if (h->pid == self_pid()) {	/* PTRACE_SEIZE of oneself: EPERM */
 			fail(o, h, FAIL_SELF, 0);
 			return;
 		}

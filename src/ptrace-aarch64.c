@@ -50,11 +50,6 @@ void arch_set_pc(regs_t *r, uint64_t pc)
 	r->pc = pc;
 }
 
-long arch_result(const regs_t *r)
-{
-	return (long)r->regs[0];
-}
-
 /* A 32-bit task shows a smaller register set, which the engine refuses as
  * soon as it reads it: 64-bit registers are always AArch64 code. */
 bool arch_in_32bit_code(const regs_t *r)

@@ -30,7 +30,6 @@ extern const uint32_t arch_audit_native;
 /* The registers the engine reads or moves. */
 uint64_t arch_pc(const regs_t *r);
 void arch_set_pc(regs_t *r, uint64_t pc);
-long arch_result(const regs_t *r);
 
 /* Whether the registers at the first stop are those of 32-bit code in a
  * 64-bit process (the register set's size cannot tell it apart). */

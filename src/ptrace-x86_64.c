@@ -43,11 +43,6 @@ void arch_set_pc(regs_t *r, uint64_t pc)
 	r->rip = pc;
 }
 
-long arch_result(const regs_t *r)
-{
-	return (long)r->rax;
-}
-
 bool arch_in_32bit_code(const regs_t *r)
 {
 	return r->cs == USER32_CS;

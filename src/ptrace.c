@@ -477,7 +477,6 @@ static int at_own_entry(struct tracee *t)
 static int call_in_place(struct tracee *t, const struct tracee_call *c, long *rv)
 {
 	struct pmp_syscall_info si;
-	regs_t r;
 
 	if (t->rewound) {
 		if (at_own_entry(t) < 0)
@@ -487,10 +486,9 @@ static int call_in_place(struct tracee *t, const struct tracee_call *c, long *rv
 	t->restore = t->entry;	/* released here, it would make its own call */
 	t->have_restore = true;
 	if (arch_turn_entry_into_call(t, &t->entry, c) < 0 ||
-	    next_syscall_stop(t, SYSCALL_INFO_EXIT, "expected the injected call's exit", &si) < 0 ||
-	    get_regs(t, &r) < 0)
+	    next_syscall_stop(t, SYSCALL_INFO_EXIT, "expected the injected call's exit", &si) < 0)
 		return -1;
-	*rv = arch_result(&r);
+	*rv = (long)si.u.exit.rval;
 	arch_rewind_to_own_call(&t->restore, &t->entry);
 	if (tracee_set_regs(t, &t->restore) < 0)
 		return -1;
@@ -514,10 +512,9 @@ static int call_at_insn(struct tracee *t, const struct tracee_call *c, long *rv)
 		arch_skip_entered_call(t);	/* whatever this is, it does not run */
 		return tracee_verdict(t, FAIL_INJECTION, EPROTO, "the injected call was not entered");
 	}
-	if (next_syscall_stop(t, SYSCALL_INFO_EXIT, "expected the injected call's exit", &si) < 0 ||
-	    get_regs(t, &r) < 0)
+	if (next_syscall_stop(t, SYSCALL_INFO_EXIT, "expected the injected call's exit", &si) < 0)
 		return -1;
-	*rv = arch_result(&r);
+	*rv = (long)si.u.exit.rval;
 	return 0;
 }
 
