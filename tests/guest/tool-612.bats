@@ -139,8 +139,8 @@ every_thread_has() {
 	own=$(grep -E '^([0-9]+) +pidfd_open\(\1, 0\) += [0-9]+$' "$trace" | sed 's/.*= //')
 	[ -n "$own" ]
 	grep -Eq "process_madvise\($own, 0x8001, [0-9]+, 0x1001 .*= -1 E" "$trace"
-	! grep -q 'process_madvise(.*) = 0' "$trace"
-	! grep -q "pidfd_open($TARGET_PID," "$trace"
+	! grep -q 'process_madvise(.*) = 0' "$trace" || false
+	! grep -q "pidfd_open($TARGET_PID," "$trace" || false
 	# libnuma probes MPOL_PREFERRED_MANY with set_mempolicy when it loads:
 	# only what comes after the first probe is the tool's
 	! sed -n '/process_madvise(-1, /,$p' "$trace" | grep -q 'set_mempolicy('
@@ -321,7 +321,7 @@ start_latecomer() {
 		done
 		echo "try $try: $lines latecomers, $(grep -c '^latecomer [0-9]* 0$' "$BATS_TEST_TMPDIR/late.out") born with the old policy"
 		[ "$lines" -eq 101 ]
-		! grep -q '^latecomer 0 ' "$BATS_TEST_TMPDIR/late.out"
+		! grep -q '^latecomer 0 ' "$BATS_TEST_TMPDIR/late.out" || false
 		if [ "$(grep -c '^latecomer [0-9]* 0$' "$BATS_TEST_TMPDIR/late.out")" -eq 101 ]; then
 			won=1
 			while read -r _ tid born; do

@@ -274,7 +274,7 @@ every_thread_set() {
 	inject "$BLOCKER_PID" interleave 0
 	# threads may exit between listing and seizing: "gone" (or "zombie"
 	# while exiting) is fine, anything else is not
-	! grep '^[0-9]' <<<"$output" | grep -Ev '^[0-9]+ (set|gone|zombie) '
+	! grep '^[0-9]' <<<"$output" | grep -Ev '^[0-9]+ (set|gone|zombie) ' || false
 	grep -q '^summary ' <<<"$output"
 	[ "$(field set "$(tail -n 1 <<<"$output")")" -ge 30 ]
 	sleep 0.3
@@ -617,7 +617,7 @@ cli_ready() {
 		kill -0 "$tool" 2>/dev/null || break
 		sleep 0.05
 	done
-	! kill -0 "$tool" 2>/dev/null	# gone within 5 s
+	! kill -0 "$tool" 2>/dev/null || false	# gone within 5 s
 	wait "$tool" || true
 	sleep 0.1
 	for t in $(tids_of "$HOSTILE_PID"); do
