@@ -74,8 +74,6 @@ struct tracee {
 
 	bool in_call;		/* path A: calls are made at the entry of its own */
 	regs_t entry;		/* path A: the registers at that entry stop */
-	bool rewound;		/* path A: at an injected call's exit, registers
-				 * already put back to make its own call again */
 	unsigned long insn;	/* path B: the system call instruction it is aimed at */
 };
 

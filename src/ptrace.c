@@ -483,18 +483,15 @@ static int at_own_entry(struct tracee *t)
 }
 
 /* Path A: at the entry of its own call, make c instead; at c's exit,
- * rewind so that its own call is made again when it goes on.  It is
- * released there, at c's exit (most threads make one call); a second call
- * waits for the entry of its own first. */
+ * rewind so that its own call is entered again, and wait for that entry.
+ * It is released only there, inside its own call: released at c's exit,
+ * on its way back to user space, a signal handled then would find no
+ * restart code and make it enter its own call again after the handler,
+ * where the call would have returned EINTR (a pause(2) would not end). */
 static int call_in_place(struct tracee *t, const struct tracee_call *c, long *rv)
 {
 	struct pmp_syscall_info si;
 
-	if (t->rewound) {
-		if (at_own_entry(t) < 0)
-			return -1;
-		t->rewound = false;
-	}
 	t->restore = t->entry;	/* released here, it would make its own call */
 	t->have_restore = true;
 	if (arch_turn_entry_into_call(t, &t->entry, c) < 0 ||
@@ -505,8 +502,7 @@ static int call_in_place(struct tracee *t, const struct tracee_call *c, long *rv
 	if (tracee_set_regs(t, &t->restore) < 0)
 		return -1;
 	t->have_restore = false;
-	t->rewound = true;
-	return 0;
+	return at_own_entry(t);
 }
 
 /* Path B: run c at the system call instruction; every register is given

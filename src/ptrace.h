@@ -13,9 +13,9 @@
  *    aarch64, whose kernel rewinds such a call before the stop, a thread
  *    whose pc is on an `svc') is let run into the entry of that call
  *    again, whose number is swapped for the injected call; at its exit the
- *    registers are rewound so that the original call is made once more,
- *    and the thread is released there with its own signal mask (or, with
- *    another call to make, let run into that entry and swapped again).  The
+ *    registers are rewound so the original call is entered once more (and
+ *    swapped again if there is another call to make), and the thread is
+ *    released at that entry with its own signal mask.  The
  *    call keeps its semantics: restartable calls go on (relative sleeps
  *    with their remaining time, through restart_syscall), and a signal
  *    that came meanwhile meets the call exactly as it would have without
