@@ -85,12 +85,7 @@ static int proc_mem(pid_t tid, unsigned long addr, void *buf, size_t len, bool w
 	return 0;
 }
 
-/* Whether every page of [addr, addr + len) is in memory (pagemap's
- * "present" bit): a transfer may fault in nothing, since a page the
- * target's own user space must provide (a userfaultfd-registered region)
- * would block it for as long as the target likes.  0 yes, -1 with errno
- * (EFAULT: a page is not present). */
-static int pages_present(pid_t tid, unsigned long addr, size_t len)
+int tracee_mem_present(pid_t tid, unsigned long addr, size_t len)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned long pg = page > 0 ? (unsigned long)page : 4096;
@@ -123,7 +118,7 @@ static int mem_xfer(pid_t tid, unsigned long addr, void *buf, size_t len, bool w
 	struct iovec remote = { .iov_base = (void *)addr, .iov_len = len };
 	ssize_t n;
 
-	if (pages_present(tid, addr, len) < 0)
+	if (tracee_mem_present(tid, addr, len) < 0)
 		return -1;
 	n = write ? process_vm_writev(tid, &local, 1, &remote, 1, 0)
 		  : process_vm_readv(tid, &local, 1, &remote, 1, 0);

@@ -18,9 +18,18 @@
 
 struct tracee;
 
+/* Whether every page of [addr, addr + len) of thread tid is in memory
+ * (pagemap's "present" bit), so that reading it, by us or by the kernel
+ * in a call the thread makes, faults in nothing: a page the target's own
+ * user space must provide (a userfaultfd-registered region, a file of a
+ * FUSE server) would hold the read for as long as the target likes.  0
+ * yes, -1 with errno (EFAULT: a page is not present). */
+int tracee_mem_present(pid_t tid, unsigned long addr, size_t len);
+
 /* Read or write len bytes at addr in thread tid: process_vm_readv/writev,
- * or /proc/TID/mem where the kernel lacks them.  0, or -1 with errno
- * (EFAULT for a short transfer). */
+ * or /proc/TID/mem where the kernel lacks them, once every page is in
+ * memory (tracee_mem_present).  0, or -1 with errno (EFAULT for a short
+ * transfer, or a page not present). */
 int tracee_mem_read(pid_t tid, unsigned long addr, void *buf, size_t len);
 int tracee_mem_write(pid_t tid, unsigned long addr, const void *buf, size_t len);
 

@@ -611,15 +611,19 @@ static size_t mask_bytes(const struct ptrace_request *req)
 /* The request's node mask in the session's page; its address in *at.
  * The mask is written while the page is proven the session's, and then
  * left there for every thread after: proving it again for each thread
- * (maps, pagemap, the cookie) cost more than the rest of the thread's
- * work.  What the target does to that copy since is its own doing, as if
- * it had set its policy itself; a page it unmapped shows as EFAULT, and
- * `renew' then makes sure of a page again. */
+ * (maps, the cookie) cost more than the rest of the thread's work.  What
+ * the target does to that copy since is its own doing, as if it had set
+ * its policy itself.  But the mask must still be in memory (pagemap),
+ * since the kernel reads it inside the thread's call: emptied and
+ * registered with userfaultfd, it would hold the call, and the thread,
+ * as long as the target likes.  A mask not in memory, or a page unmapped
+ * (EFAULT), and `renew' make sure of a page again. */
 static int mask_in_page(struct tracee *t, size_t len, bool renew, unsigned long *at)
 {
 	struct ptrace_session *s = t->s;
 
-	if (renew || !s->page || s->mask_len != len || memcmp(s->mask, t->req->mask, len) != 0) {
+	if (renew || !s->page || s->mask_len != len || memcmp(s->mask, t->req->mask, len) != 0 ||
+	    tracee_mem_present(t->tid, s->page + SCRATCH_MASK_AT, len) < 0) {
 		s->mask_len = 0;
 		if (scratch_page(t) < 0)
 			return -1;

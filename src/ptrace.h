@@ -33,8 +33,10 @@
  * MAP_NORESERVE|MAP_POPULATE, sized for the largest mask), a random cookie
  * and the mask are written into it at once, and every later thread of the
  * session passes the same address to set_mempolicy without writing
- * again.  If the target has unmapped the page meanwhile (EFAULT), the
- * page is proven still the same mapping (same start and end, private,
+ * again, once pagemap shows the mask still in memory (the kernel reads it
+ * inside the thread's call, which must fault in nothing).  If it is not,
+ * or the target has unmapped the page (EFAULT), the page is proven still
+ * the same mapping (same start and end, private,
  * anonymous, read-write, no name) holding the cookie, or else what is at
  * the address is the target's, left alone, and a new page is mapped, once
  * per thread.  The session's end unmaps it with an injected munmap(2)

@@ -26,12 +26,18 @@
  *               page (a new private anonymous read-write mapping of its
  *               size) and unmaps the first it sees: the threads after it
  *               find their node mask gone.
+ *   uffd-scratch the same, but the last thread empties the page it finds
+ *               (MADV_DONTNEED) and registers it with userfaultfd for
+ *               missing pages, which no one fills, for the kernel's own
+ *               faults too: a call that reads the mask there would wait
+ *               forever.
  *
  * Usage: pmp-hostile MODE.  Prints "ready PID", or "skip REASON" and exits
  * 77 when the mode cannot be set up here (no userfaultfd); then answers
  * each line on stdin: "check" -> "corrupt=N checks=M unmapped=U"
- * (shared-heap: N comparisons found the pattern changed; unmap-scratch: U
- * scratch pages unmapped), and sleeps at its end until killed.
+ * (shared-heap: N comparisons found the pattern changed; unmap-scratch
+ * and uffd-scratch: U scratch pages unmapped or emptied), and sleeps at
+ * its end until killed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -203,6 +209,21 @@ static void *idle(void *arg)
 static unsigned long known[MAX_STARTS];
 static int nknown;
 
+static int uffd = -1;	/* uffd-scratch: where the page found is registered */
+
+/* unmap-scratch: unmap it; uffd-scratch: empty it, and register it. */
+static int take_away(unsigned long at, unsigned long len)
+{
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING,
+				       .range = { .start = at, .len = len } };
+
+	if (uffd < 0)
+		return munmap((void *)at, len);
+	if (madvise((void *)at, len, MADV_DONTNEED) < 0)
+		return -1;
+	return ioctl(uffd, UFFDIO_REGISTER, &reg);
+}
+
 static void *scratch_hunter(void *arg)
 {
 	unsigned long now[MAX_STARTS];
@@ -216,7 +237,7 @@ static void *scratch_hunter(void *arg)
 
 			for (int j = 0; j < nknown && !seen; j++)
 				seen = known[j] == now[i];
-			if (!seen && munmap((void *)now[i], scratch_size()) == 0) {
+			if (!seen && take_away(now[i], scratch_size()) == 0) {
 				atomic_fetch_add(&unmapped, 1);
 				return idle(NULL);	/* one only */
 			}
@@ -255,6 +276,17 @@ int main(int argc, char **argv)
 		stacks = uffd_region();
 		if (!stacks)
 			return skip("userfaultfd");
+	} else if (strcmp(argv[1], "uffd-scratch") == 0) {
+		struct uffdio_api api = { .api = UFFD_API };
+
+		/* not UFFD_USER_MODE_ONLY: the kernel's own reads must wait
+		 * too, which takes root or vm.unprivileged_userfaultfd */
+		uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+		if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) < 0)
+			return skip("userfaultfd for the kernel's faults");
+		stacks = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (stacks == MAP_FAILED)
+			return 1;
 	} else if (strcmp(argv[1], "unmap-scratch") == 0) {
 		stacks = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (stacks == MAP_FAILED)
@@ -275,7 +307,7 @@ int main(int argc, char **argv)
 			return 1;
 	if (strcmp(argv[1], "no-vdso") == 0 && unmap_vdso() < 0)
 		return skip("unmapping the vDSO");
-	if (strcmp(argv[1], "unmap-scratch") == 0) {
+	if (strcmp(argv[1], "unmap-scratch") == 0 || strcmp(argv[1], "uffd-scratch") == 0) {
 		for (int i = 0; i < 200; i++)
 			if (pthread_create(&t, NULL, idle, NULL) != 0)
 				return 1;

@@ -605,6 +605,26 @@ cli_ready() {
 	diff "$BATS_TEST_TMPDIR/hostile/maps.before" "/proc/$HOSTILE_PID/maps"
 }
 
+@test "cli: --backend=ptrace -a, the target empties the scratch page into a never-filled userfaultfd region: every thread set, in seconds" {
+	cli_ready
+	hostile_start uffd-scratch
+	local t
+	SECONDS=0
+	run --separate-stderr timeout -s KILL 60 "$PMP" --backend=ptrace -a --membind=0 -p "$HOSTILE_PID"
+	echo "status=$status after ${SECONDS}s stdout=[$output] stderr=[$stderr]"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$SECONDS" -lt 30 ]	# a hang guard: a call reading the mask there never returns
+	printf 'check\n' >&"$HOSTILE_W"
+	IFS= read -r -t 20 -u "$HOSTILE_R" REPLY_LINE
+	echo "check -> $REPLY_LINE"
+	[ "$(field unmapped "$REPLY_LINE")" = 1 ]	# it did empty and register the page
+	[ "$(tids_of "$HOSTILE_PID" | wc -l)" -eq 204 ]
+	for t in $(tids_of "$HOSTILE_PID"); do
+		[ "$(task_policy "$HOSTILE_PID" "$t")" = bind:0 ]
+	done
+}
+
 @test "cli: --backend=ptrace on stacks in a never-filled userfaultfd region: SIGINT ends it at once" {
 	cli_ready
 	hostile_start uffd-stack
