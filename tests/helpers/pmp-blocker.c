@@ -36,9 +36,10 @@
  *                    signals cond_wait (ok: 0)
  * Each then records its get_mempolicy(2) and the call's elapsed time.
  * Other threads:
- *   sigsuspend       loops in sigsuspend() with SIGUSR1/SIGUSR2 open (every
- *                    other thread blocks both); counts handler runs and
- *                    returns (each return must be one handler run)
+ *   sigsuspend       loops in sigsuspend() with SIGUSR1/SIGUSR2 and SIGCONT
+ *                    open (every other thread blocks them); counts handler
+ *                    runs and returns (each return must be one handler run:
+ *                    a SIGCONT after a SIGSTOP must end the call with EINTR)
  *   idle-K           the --idle threads
  *   churn            with "churn on": creates and joins short threads
  *   main             reads commands
@@ -53,7 +54,8 @@
  *                    nodes=L [extra]" for a round thread of the last round
  *   report sigsuspend  "sigsuspend tid=T handled=H returns=R ok=0|1 mode=M
  *                    nodes=L": asks the thread (with SIGUSR2) for its policy;
- *                    ok=1 when returns == handled (USR1 + USR2 handler runs)
+ *                    ok=1 when returns == handled (USR1, USR2 and CONT
+ *                    handler runs)
  *   policy           get_mempolicy of the main thread: "mode=M nodes=L"
  *   idle-check       every idle thread records its policy; reply
  *                    "idle n=N same=K mode=M nodes=L" (K threads agree with
@@ -128,7 +130,7 @@ static int cw_flag;
 static pthread_mutex_t ct_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ct_cond;		/* never signalled */
 
-static atomic_long usr1_handled, usr2_handled;
+static atomic_long usr1_handled, usr2_handled, cont_handled;
 static pid_t sigsuspend_tid;
 static atomic_long sigsuspend_returns;
 static atomic_int policy_wanted;	/* set by main, cleared by sigsuspend */
@@ -512,6 +514,12 @@ static void on_usr2(int sig)
 	atomic_fetch_add(&usr2_handled, 1);
 }
 
+static void on_cont(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&cont_handled, 1);
+}
+
 static void *sigsuspend_main(void *arg)
 {
 	sigset_t open_mask;
@@ -520,6 +528,7 @@ static void *sigsuspend_main(void *arg)
 	pthread_sigmask(SIG_SETMASK, NULL, &open_mask);
 	sigdelset(&open_mask, SIGUSR1);
 	sigdelset(&open_mask, SIGUSR2);
+	sigdelset(&open_mask, SIGCONT);
 	pthread_mutex_lock(&lock);
 	sigsuspend_tid = gettid_();
 	pthread_cond_broadcast(&changed);
@@ -650,7 +659,7 @@ static void do_report(const char *name, char *reply)
 		syscall(SYS_tgkill, getpid(), sigsuspend_tid, SIGUSR2);
 		for (int i = 0; i < 5000 && atomic_load(&policy_wanted); i++)
 			usleep(1000);
-		long h1 = atomic_load(&usr1_handled), h2 = atomic_load(&usr2_handled);
+		long h1 = atomic_load(&usr1_handled), h2 = atomic_load(&usr2_handled) + atomic_load(&cont_handled);
 		long ret = atomic_load(&sigsuspend_returns);
 		snprintf(reply, LINE_LEN, "sigsuspend tid=%d handled=%ld returns=%ld ok=%d %s",
 			 (int)sigsuspend_tid, h1 + h2, ret, ret == h1 + h2,
@@ -715,10 +724,14 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = on_usr2;
 	sigaction(SIGUSR2, &sa, NULL);
-	/* Only the sigsuspend thread takes SIGUSR1/2: threads inherit this. */
+	sa.sa_handler = on_cont;
+	sigaction(SIGCONT, &sa, NULL);
+	/* Only the sigsuspend thread takes SIGUSR1/2 and SIGCONT's handler:
+	 * threads inherit this. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGUSR1);
 	sigaddset(&block, SIGUSR2);
+	sigaddset(&block, SIGCONT);
 	pthread_sigmask(SIG_BLOCK, &block, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (start_threads() < 0) {

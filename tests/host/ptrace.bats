@@ -263,6 +263,11 @@ every_thread_set() {
 		[ "$(field ok "$REPLY_LINE")" = 1 ]
 		[ "$(field mode "$REPLY_LINE")" = 2 ]
 	done
+	# SIGCONT's handler ran in the sigsuspend thread, and its sigsuspend
+	# returned EINTR, as without us (not made again after the handler)
+	ask report sigsuspend
+	[ "$(field handled "$REPLY_LINE")" -ge 1 ]
+	[ "$(field ok "$REPLY_LINE")" = 1 ]
 	ask start 1000
 	MS=1000 check_round 2 0
 }
