@@ -493,19 +493,29 @@ hostile_start() {
 	cat "/proc/$HOSTILE_PID/maps" >"$dir/maps.before"
 }
 
+# hostile_check: the hostile target's counters, in REPLY_LINE.
+hostile_check() {
+	printf 'check\n' >&"$HOSTILE_W"
+	IFS= read -r -t 20 -u "$HOSTILE_R" REPLY_LINE
+	echo "check -> $REPLY_LINE"
+}
+
+# hostile_all_bind0: every thread of the hostile target has bind:0.
+hostile_all_bind0() {
+	local t
+	for t in $(tids_of "$HOSTILE_PID"); do
+		[ "$(task_policy "$HOSTILE_PID" "$t")" = bind:0 ] || return 1
+	done
+}
+
 # shared_heap_intact: the buffer the stacks live in was never seen changed,
 # every thread has bind:0, and the target's mappings are what they were
 # before the tool came (no scratch page left behind).
 shared_heap_intact() {
-	local t
-	printf 'check\n' >&"$HOSTILE_W"
-	IFS= read -r -t 20 -u "$HOSTILE_R" REPLY_LINE
-	echo "check -> $REPLY_LINE"
+	hostile_check
 	[ "$(field corrupt "$REPLY_LINE")" = 0 ]
 	[ "$(field checks "$REPLY_LINE")" -gt 0 ]
-	for t in $(tids_of "$HOSTILE_PID"); do
-		[ "$(task_policy "$HOSTILE_PID" "$t")" = bind:0 ]
-	done
+	hostile_all_bind0
 	diff "$BATS_TEST_TMPDIR/hostile/maps.before" "/proc/$HOSTILE_PID/maps"
 }
 
@@ -594,40 +604,30 @@ cli_ready() {
 @test "cli: --backend=ptrace -a, the target unmaps the scratch page mid-run: a new one is made, every thread set, none left" {
 	cli_ready
 	hostile_start unmap-scratch
-	local t
 	run --separate-stderr "$PMP" --backend=ptrace -a --membind=0 -p "$HOSTILE_PID"
 	echo "status=$status stdout=[$output] stderr=[$stderr]"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
-	printf 'check\n' >&"$HOSTILE_W"
-	IFS= read -r -t 20 -u "$HOSTILE_R" REPLY_LINE
-	echo "check -> $REPLY_LINE"
+	hostile_check
 	[ "$(field unmapped "$REPLY_LINE")" = 1 ]	# it did take the page away
 	[ "$(tids_of "$HOSTILE_PID" | wc -l)" -eq 204 ]
-	for t in $(tids_of "$HOSTILE_PID"); do
-		[ "$(task_policy "$HOSTILE_PID" "$t")" = bind:0 ]
-	done
+	hostile_all_bind0
 	diff "$BATS_TEST_TMPDIR/hostile/maps.before" "/proc/$HOSTILE_PID/maps"
 }
 
 @test "cli: --backend=ptrace -a, the target empties the scratch page into a never-filled userfaultfd region: every thread set, in seconds" {
 	cli_ready
 	hostile_start uffd-scratch
-	local t
 	SECONDS=0
 	run --separate-stderr timeout -s KILL 60 "$PMP" --backend=ptrace -a --membind=0 -p "$HOSTILE_PID"
 	echo "status=$status after ${SECONDS}s stdout=[$output] stderr=[$stderr]"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[ "$SECONDS" -lt 30 ]	# a hang guard: a call reading the mask there never returns
-	printf 'check\n' >&"$HOSTILE_W"
-	IFS= read -r -t 20 -u "$HOSTILE_R" REPLY_LINE
-	echo "check -> $REPLY_LINE"
+	hostile_check
 	[ "$(field unmapped "$REPLY_LINE")" = 1 ]	# it did empty and register the page
 	[ "$(tids_of "$HOSTILE_PID" | wc -l)" -eq 204 ]
-	for t in $(tids_of "$HOSTILE_PID"); do
-		[ "$(task_policy "$HOSTILE_PID" "$t")" = bind:0 ]
-	done
+	hostile_all_bind0
 }
 
 @test "cli: --backend=ptrace on stacks in a never-filled userfaultfd region: SIGINT ends it at once" {
