@@ -106,7 +106,7 @@ static bool is_exiting(const struct thread_info *ti)
 
 /* Refuse what can be known to fail, or to be unsafe, before touching it.
  * Of a thread other than the leader, only the status is read when it is
- * to be set (its stat is 4 system calls of about 34 per thread): a kernel
+ * to be set (its stat would be 4 more system calls per thread): a kernel
  * thread is a process of its own, and an exiting thread is refused by
  * PTRACE_SEIZE, which explain_seize_refusal then reads the stat for.  A
  * dry run reads both, to foresee that as well. */
@@ -566,8 +566,9 @@ static int scratch_page(struct tracee *t)
 		return tracee_verdict(t, FAIL_INJECTION, (int)-rv, "mmap of a scratch page in the thread failed");
 	if (rv == 0 || rv % 4096 != 0)
 		return tracee_verdict(t, FAIL_INJECTION, EPROTO, "mmap returned nonsense");
-	/* MAP_POPULATE: only a page taken away fails here.  Whatever holds
-	 * the address now is the target's, not to be unmapped. */
+	/* MAP_POPULATE: the page is in memory unless the target took it
+	 * away (or, rarely, it was not populated).  Either way it is left,
+	 * not unmapped: what holds the address now may be the target's. */
 	if (tracee_mem_write(t->tid, (unsigned long)rv, &s->cookie, sizeof(s->cookie)) < 0)
 		return tracee_failed(t, errno, "cannot write the scratch page");
 	s->page = (unsigned long)rv;
