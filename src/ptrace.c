@@ -573,7 +573,6 @@ static int scratch_page(struct tracee *t)
 		return tracee_failed(t, errno, "cannot write the scratch page");
 	s->page = (unsigned long)rv;
 	s->page_len = scratch_len();
-	s->mask_len = 0;
 	return 0;
 }
 

@@ -36,10 +36,9 @@
  * again, once pagemap shows the mask still in memory (the kernel reads it
  * inside the thread's call, which must fault in nothing).  If it is not,
  * or the target has unmapped the page (EFAULT), the page is proven still
- * the same mapping (same start and end, private,
- * anonymous, read-write, no name) holding the cookie, or else what is at
- * the address is the target's, left alone, and a new page is mapped, once
- * per thread.  The session's end unmaps it with an injected munmap(2)
+ * the same mapping (same start and end, private, anonymous, read-write,
+ * no name) holding the cookie, or else what is at the address is the
+ * target's, left alone, and a new page is mapped, once per thread.  The session's end unmaps it with an injected munmap(2)
  * through a live thread of the process, after the same proof.  A policy
  * without nodes needs no page.
  * Nothing is ever written to the target's own memory, stack or code; no
