@@ -275,7 +275,7 @@ bound_64() {
 	grep -q "^VmLck:.* 65536 kB" "/proc/$TARGET_PID/status"
 }
 
-@test "option --migrate while the target allocates and frees: exit 0, consistent, only freed pages not moved" {
+@test "option --migrate while the target allocates and frees: exit 0, consistent, only the churning pages not moved" {
 	bound_64
 	# two threads map, touch and unmap 1 MiB in a loop during the move
 	[[ $(target_cmd "faulters 2 1") == "ok "* ]]
@@ -284,10 +284,15 @@ bound_64() {
 	echo "status=$status err=$stderr faulters: $loops"
 	[ "$status" -eq 0 ]
 	[[ $loops =~ ^"ok "([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]
-	# a page gone between the count and the move is all that may stay
+	# Only the faulters' pages may stay: gone before the move (ENOENT,
+	# EFAULT), or caught mid-fault or replaced by a new page (EBUSY).
+	# They held at most 2 x 256 pages when the maps were read, and a
+	# page is planned at most once in each of the three passes.
 	jq -r '.threads[0].migration.not_moved_by | keys[]' <<<"$output" | while read -r why; do
-		[ "$why" = ENOENT ] || [ "$why" = EFAULT ] || { echo "not moved for $why"; false; }
+		[ "$why" = ENOENT ] || [ "$why" = EFAULT ] || [ "$why" = EBUSY ] ||
+			{ echo "not moved for $why"; false; }
 	done
+	[ "$(jq -r '.threads[0].migration.not_moved' <<<"$output")" -le $((3 * 512)) ]
 	[ "$(jq -r '.threads[0].migration.errno' <<<"$output")" = null ]
 	# the shares were counted with the faulters' pages, which then went:
 	# each node has its part of the 64 MiB, give or take theirs
