@@ -38,9 +38,10 @@
  * or the target has unmapped the page (EFAULT), the page is proven still
  * the same mapping (same start and end, private, anonymous, read-write,
  * no name) holding the cookie, or else what is at the address is the
- * target's, left alone, and a new page is mapped, once per thread.  The session's end unmaps it with an injected munmap(2)
- * through a live thread of the process, after the same proof.  A policy
- * without nodes needs no page.
+ * target's, left alone, and a new page is mapped, once per thread.  The
+ * session's end unmaps it with an injected munmap(2) through a live
+ * thread of the process, after the same proof.  A policy without nodes
+ * needs no page.
  * Nothing is ever written to the target's own memory, stack or code; no
  * breakpoint, no single step, no signal is sent to the target.
  *
