@@ -2,7 +2,8 @@
 /*
  * fuzz-procfs.c - libFuzzer target for the /proc text parsers in
  * src/procfs.c: procfs_parse_stat, procfs_status_value,
- * procfs_parse_numa_maps_line and procfs_kallsyms_has.
+ * procfs_parse_status, procfs_parse_syscall, procfs_parse_numa_maps_line
+ * and procfs_kallsyms_has.
  *
  * Every input goes through every parser.  procfs_kallsyms_has reads an fd:
  * it gets the input once from a memfd (real kernel reads, whole buffer per
@@ -164,6 +165,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FUZZ_ASSERT(strnlen(val, val_sizes[v]) < val_sizes[v]);
 			free(val);
 		}
+
+	/* the whole status in one pass: any bytes parse, text stays bounded */
+	{
+		struct proc_status ps;
+
+		FUZZ_ASSERT(procfs_parse_status(buf, size, &ps) == 0);
+		FUZZ_ASSERT(memchr(ps.mems_allowed, '\0', sizeof(ps.mems_allowed)) != NULL);
+	}
+
+	/* /proc/PID/task/TID/syscall */
+	{
+		struct proc_syscall sc;
+
+		if (procfs_parse_syscall(buf, size, &sc) == 0)
+			FUZZ_ASSERT(sc.kind == SYSCALL_IN ? sc.nr >= 0 : sc.nr == -1);
+	}
 
 	/* /proc/PID/numa_maps: (strict) the whole input as one line, then
 	 * each line alone, without its newline, ending at the guard page */

@@ -446,27 +446,122 @@ int procfs_task_stat(pid_t pid, pid_t tid, struct proc_stat *st)
 	return 0;
 }
 
-static long status_number(const char *buf, size_t len, const char *key, long absent)
+/* A decimal number (optionally negative) from [p, end), or absent. */
+static long status_long(const char *p, const char *end, long absent)
 {
-	char val[32], *end;
+	char num[24];
+	size_t n = (size_t)(end - p);
+	char *numend;
 	long v;
 
-	if (procfs_status_value(buf, len, key, val, sizeof(val)) < 0)
+	if (n == 0 || n >= sizeof(num))
 		return absent;
-	v = strtol(val, &end, 10);
-	return end == val ? absent : v;
+	memcpy(num, p, n);
+	num[n] = '\0';
+	errno = 0;
+	v = strtol(num, &numend, 10);
+	return errno || numend == num ? absent : v;
+}
+
+/* Sixteen hex digits at most, nothing else: a signal set. */
+static unsigned long long status_sigset(const char *p, const char *end)
+{
+	unsigned long long v = 0;
+
+	if (p == end || end - p > 16)
+		return ~0ULL;
+	for (; p < end; p++) {
+		int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+
+		if (d < 0)
+			return ~0ULL;
+		v = v << 4 | (unsigned int)d;
+	}
+	return v;
 }
 
 /* The first three numbers of "Uid:" or "Gid:" (real, effective, saved);
- * -1 each where absent. */
-static void status_ids(const char *buf, size_t len, const char *key, long ids[3])
+ * -1 each unless all three are there. */
+static void status_ids(const char *p, const char *end, long ids[3])
 {
-	char val[96];
+	for (int i = 0; i < 3; i++) {
+		const char *tok;
+		size_t toklen;
 
-	ids[0] = ids[1] = ids[2] = -1;
-	if (procfs_status_value(buf, len, key, val, sizeof(val)) == 0 &&
-	    sscanf(val, "%ld %ld %ld", &ids[0], &ids[1], &ids[2]) != 3)
-		ids[0] = ids[1] = ids[2] = -1;
+		if (!(tok = next_token(&p, end, &toklen))) {
+			ids[0] = ids[1] = ids[2] = -1;
+			return;
+		}
+		ids[i] = status_long(tok, tok + toklen, -1);
+	}
+}
+
+/* One "Key:\tvalue" line of status, value blanks trimmed, into st. */
+static void status_field(const char *key, size_t keylen, const char *v, const char *vend,
+			 struct proc_status *st)
+{
+#define IS(k) (keylen == sizeof(k) - 1 && memcmp(key, k, keylen) == 0)
+	if (IS("Tgid"))
+		st->tgid = (pid_t)status_long(v, vend, 0);
+	else if (IS("TracerPid"))
+		st->tracer = (pid_t)status_long(v, vend, 0);
+	else if (IS("Seccomp"))
+		st->seccomp = (int)status_long(v, vend, -1);
+	else if (IS("PPid"))
+		st->ppid = (pid_t)status_long(v, vend, 0);
+	else if (IS("Threads"))
+		st->threads = status_long(v, vend, 0);
+	else if (IS("State"))
+		st->state = v < vend ? *v : 0;
+	else if (IS("Uid"))
+		status_ids(v, vend, st->uid);
+	else if (IS("Gid"))
+		status_ids(v, vend, st->gid);
+	else if (IS("SigPnd"))
+		st->sig_pnd = status_sigset(v, vend);
+	else if (IS("ShdPnd"))
+		st->shd_pnd = status_sigset(v, vend);
+	else if (IS("SigBlk"))
+		st->sig_blk = status_sigset(v, vend);
+	else if (IS("SigIgn"))
+		st->sig_ign = status_sigset(v, vend);
+	else if (IS("SigCgt"))
+		st->sig_cgt = status_sigset(v, vend);
+	else if (IS("Mems_allowed_list") && (size_t)(vend - v) < sizeof(st->mems_allowed)) {
+		memcpy(st->mems_allowed, v, (size_t)(vend - v));
+		st->mems_allowed[vend - v] = '\0';
+	}
+#undef IS
+}
+
+int procfs_parse_status(const char *buf, size_t len, struct proc_status *st)
+{
+	const char *line = buf, *end = buf + len;
+
+	memset(st, 0, sizeof(*st));
+	st->seccomp = -1;
+	for (int i = 0; i < 3; i++)
+		st->uid[i] = st->gid[i] = -1;
+	st->sig_pnd = st->sig_blk = st->shd_pnd = st->sig_ign = st->sig_cgt = ~0ULL;
+	while (line < end) {
+		const char *eol = memchr(line, '\n', (size_t)(end - line));
+		const char *colon, *v, *vend;
+
+		if (!eol)
+			eol = end;
+		colon = memchr(line, ':', (size_t)(eol - line));
+		if (colon) {
+			v = colon + 1;
+			vend = eol;
+			while (v < vend && (*v == ' ' || *v == '\t'))
+				v++;
+			while (vend > v && (vend[-1] == ' ' || vend[-1] == '\t'))
+				vend--;
+			status_field(line, (size_t)(colon - line), v, vend, st);
+		}
+		line = eol + 1;
+	}
+	return 0;
 }
 
 int procfs_task_status(pid_t pid, pid_t tid, struct proc_status *st)
@@ -481,14 +576,78 @@ int procfs_task_status(pid_t pid, pid_t tid, struct proc_status *st)
 	len = procfs_read_file(path, buf, sizeof(buf));
 	if (len < 0)
 		return -1;
-	st->tgid = (pid_t)status_number(buf, (size_t)len, "Tgid", 0);
-	st->tracer = (pid_t)status_number(buf, (size_t)len, "TracerPid", 0);
-	st->seccomp = (int)status_number(buf, (size_t)len, "Seccomp", -1);
-	if (procfs_status_value(buf, (size_t)len, "Mems_allowed_list", st->mems_allowed,
-				sizeof(st->mems_allowed)) < 0)
-		st->mems_allowed[0] = '\0';
-	st->ppid = (pid_t)status_number(buf, (size_t)len, "PPid", 0);
-	status_ids(buf, (size_t)len, "Uid", st->uid);
-	status_ids(buf, (size_t)len, "Gid", st->gid);
+	return procfs_parse_status(buf, (size_t)len, st);
+}
+
+/* "0x" and at most sixteen hex digits, nothing else. */
+static int parse_hex(const char *p, size_t len, unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (len < 3 || len > 18 || p[0] != '0' || p[1] != 'x')
+		return -1;
+	for (size_t i = 2; i < len; i++) {
+		int d = p[i] >= '0' && p[i] <= '9' ? p[i] - '0' : p[i] >= 'a' && p[i] <= 'f' ? p[i] - 'a' + 10 : -1;
+
+		if (d < 0)
+			return -1;
+		v = v << 4 | (unsigned int)d;
+	}
+	*out = v;
+	return 0;
+}
+
+int procfs_parse_syscall(const char *buf, size_t len, struct proc_syscall *out)
+{
+	const char *nl = memchr(buf, '\n', len), *p = buf, *end, *tok;
+	unsigned long long words[8], nr;
+	size_t toklen, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	end = nl ? nl : buf + len;
+	tok = next_token(&p, end, &toklen);
+	if (!tok)
+		return -1;
+	if (toklen == 7 && memcmp(tok, "running", 7) == 0) {
+		out->kind = SYSCALL_RUNNING;
+		out->nr = -1;
+		return next_token(&p, end, &toklen) ? -1 : 0;
+	}
+	if (toklen == 2 && memcmp(tok, "-1", 2) == 0) {
+		out->kind = SYSCALL_NONE;
+		out->nr = -1;
+	} else if (parse_count(tok, toklen, &nr) == 0 && nr < 100000) {
+		out->kind = SYSCALL_IN;
+		out->nr = (long)nr;
+	} else {
+		return -1;
+	}
+	while ((tok = next_token(&p, end, &toklen))) {
+		if (n == sizeof(words) / sizeof(words[0]) || parse_hex(tok, toklen, &words[n]) < 0)
+			return -1;
+		n++;
+	}
+	if (n != (out->kind == SYSCALL_IN ? 8u : 2u))
+		return -1;
+	for (size_t i = 0; out->kind == SYSCALL_IN && i < 6; i++)
+		out->args[i] = words[i];
+	out->sp = words[n - 2];
+	out->pc = words[n - 1];
+	return 0;
+}
+
+int procfs_task_syscall(pid_t pid, pid_t tid, struct proc_syscall *out)
+{
+	char path[64], buf[256];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	len = procfs_read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		return -1;
+	if (procfs_parse_syscall(buf, (size_t)len, out) < 0) {
+		errno = EPROTO;
+		return -1;
+	}
 	return 0;
 }

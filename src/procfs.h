@@ -87,11 +87,45 @@ struct proc_status {
 	char mems_allowed[128];	/* Mems_allowed_list */
 	pid_t ppid;		/* PPid */
 	long uid[3], gid[3];	/* Uid:, Gid: real, effective, saved; -1 unknown */
+	char state;		/* State: R, S, D, T, t, Z, ...; 0 unknown */
+	long threads;		/* Threads: of its process; 0 unknown */
+	/* signal sets, bit n-1 for signal n: the task's own pending and
+	 * blocked signals, the process's shared pending, ignored and caught
+	 * ones; all set (~0) where /proc did not print them, so that a
+	 * missing field never reads as "free" */
+	unsigned long long sig_pnd, sig_blk, shd_pnd, sig_ign, sig_cgt;
 };
+
+/* Parse a /proc/.../status buffer, every field in one pass.  Returns 0
+ * (any byte sequence parses: fields it does not find keep their
+ * defaults). */
+int procfs_parse_status(const char *buf, size_t len, struct proc_status *st);
 
 /* The status of task tid of process pid (/proc/PID/task/TID/status), or
  * with pid 0 of the task tid whatever its process (/proc/TID/status).
  * 0, or -1 with errno. */
 int procfs_task_status(pid_t pid, pid_t tid, struct proc_status *st);
+
+/* What /proc/PID/task/TID/syscall says a task is doing. */
+enum proc_syscall_kind {
+	SYSCALL_RUNNING,	/* "running": on a CPU or runnable, no call known */
+	SYSCALL_NONE,		/* "-1 SP PC": blocked, not inside a system call */
+	SYSCALL_IN,		/* "NR ARG1..ARG6 SP PC": blocked inside call NR */
+};
+
+struct proc_syscall {
+	enum proc_syscall_kind kind;
+	long nr;			/* SYSCALL_IN: the call's number */
+	unsigned long long args[6];	/* SYSCALL_IN: its arguments */
+	unsigned long long sp, pc;	/* SYSCALL_NONE, SYSCALL_IN */
+};
+
+/* Parse the one line of a task's syscall file.  0, or -1 if it is none
+ * of the three forms. */
+int procfs_parse_syscall(const char *buf, size_t len, struct proc_syscall *out);
+
+/* The syscall file of task tid of process pid.  0, or -1 with errno
+ * (EPROTO: unparsable). */
+int procfs_task_syscall(pid_t pid, pid_t tid, struct proc_syscall *out);
 
 #endif

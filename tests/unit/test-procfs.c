@@ -101,6 +101,48 @@ int main(void)
 	ok(procfs_status_value(status, strlen(status), "Mems", val, sizeof(val)) < 0, "absent key");
 	ok(procfs_status_value(status, strlen(status), "Name", val, 3) < 0, "value too long for the buffer");
 
+	{
+		struct proc_status ps;
+		const char *full = "Name:\tw\nState:\tS (sleeping)\nTgid:\t1200\nPPid:\t1\nTracerPid:\t0\n"
+				   "Uid:\t1000\t1000\t1000\t1000\nGid:\t100\t100\t100\t100\nThreads:\t42\n"
+				   "SigQ:\t0/1\nSigPnd:\t0000000000000000\nShdPnd:\t8000000000000000\n"
+				   "SigBlk:\t0000000000010000\nSigIgn:\t0000000000001000\nSigCgt:\t00000001800004ec\n"
+				   "Seccomp:\t2\nMems_allowed_list:\t0-3\n";
+
+		ok(procfs_parse_status(full, strlen(full), &ps) == 0, "status parses in one pass");
+		ok(ps.tgid == 1200 && ps.ppid == 1 && ps.tracer == 0 && ps.seccomp == 2 && ps.threads == 42,
+		   "status numbers");
+		ok(ps.state == 'S', "status State letter");
+		ok(ps.uid[0] == 1000 && ps.uid[2] == 1000 && ps.gid[1] == 100, "status ids");
+		ok(ps.sig_pnd == 0 && ps.shd_pnd == 0x8000000000000000ULL && ps.sig_blk == 0x10000 &&
+		   ps.sig_ign == 0x1000 && ps.sig_cgt == 0x1800004ecULL, "status signal sets");
+		is_str(ps.mems_allowed, "0-3", "status Mems_allowed_list");
+		ok(procfs_parse_status("Name:\tx\n", 8, &ps) == 0 && ps.sig_blk == ~0ULL && ps.sig_cgt == ~0ULL &&
+		   ps.seccomp == -1 && ps.uid[0] == -1 && ps.state == 0,
+		   "missing signal sets read as all set, never as free");
+		ok(procfs_parse_status("SigBlk:\t00000000000000001\nSigCgt:\t00x0\nUid:\t1 2\n", 46, &ps) == 0 &&
+		   ps.sig_blk == ~0ULL && ps.sig_cgt == ~0ULL && ps.uid[0] == -1, "malformed sets and ids are not read");
+	}
+	{
+		struct proc_syscall sc;
+		const char *in = "202 0x7f00 0x80 0x0 0x0 0x7f10 0xffffffff 0x7ffe00 0x7f0c4a3232ad\n";
+
+#define SC(s) procfs_parse_syscall(s, strlen(s), &sc)
+		ok(SC("running\n") == 0 && sc.kind == SYSCALL_RUNNING, "syscall: running");
+		ok(SC("-1 0x7ffe465319e8 0x7f0c4a3232ad\n") == 0 && sc.kind == SYSCALL_NONE &&
+		   sc.sp == 0x7ffe465319e8ULL && sc.pc == 0x7f0c4a3232adULL, "syscall: blocked outside a call");
+		ok(SC(in) == 0 && sc.kind == SYSCALL_IN && sc.nr == 202 && sc.args[0] == 0x7f00 && sc.args[1] == 0x80 &&
+		   sc.args[3] == 0 && sc.args[5] == 0xffffffff && sc.sp == 0x7ffe00 && sc.pc == 0x7f0c4a3232adULL,
+		   "syscall: number, six arguments, sp, pc");
+		ok(SC("202 0x1 0x2 0x3 0x4 0x5 0x6 0x7") < 0, "syscall: one word short");
+		ok(SC("202 0x1 0x2 0x3 0x4 0x5 0x6 0x7 0x8 0x9") < 0, "syscall: one word too many");
+		ok(SC("-1 0x1") < 0 && SC("-2 0x1 0x2") < 0 && SC("running now") < 0 && SC("") < 0,
+		   "syscall: malformed lines");
+		ok(SC("7 1 2 3 4 5 6 7 8") < 0 && SC("7 0x 0x1 0x2 0x3 0x4 0x5 0x6 0x7") < 0 &&
+		   SC("7 0x10000000000000000 0x1 0x2 0x3 0x4 0x5 0x6 0x7") < 0, "syscall: words must be 0x and 64-bit");
+#undef SC
+	}
+
 	ok(kallsyms_text_has("0000000000000000 T __x64_sys_pidfd_set_mempolicy\n", "sys_pidfd_set_mempolicy") == 1,
 	   "x86_64 wrapper name found");
 	ok(kallsyms_text_has("ffffffff81000000 T sys_pidfd_set_mempolicy", "sys_pidfd_set_mempolicy") == 1,
