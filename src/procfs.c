@@ -651,3 +651,18 @@ int procfs_task_syscall(pid_t pid, pid_t tid, struct proc_syscall *out)
 	}
 	return 0;
 }
+
+int procfs_yama_scope(void)
+{
+	char buf[32];
+	char *end;
+	long v;
+
+	if (procfs_read_file("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) < 0)
+		return -1;
+	v = strtol(buf, &end, 10);
+	if (end == buf || v < 0 || v > 3)
+		return -1;
+	return (int)v;
+}
+

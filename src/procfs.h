@@ -128,4 +128,7 @@ int procfs_parse_syscall(const char *buf, size_t len, struct proc_syscall *out);
  * (EPROTO: unparsable). */
 int procfs_task_syscall(pid_t pid, pid_t tid, struct proc_syscall *out);
 
+/* Yama's /proc/sys/kernel/yama/ptrace_scope (0-3), or -1 without Yama. */
+int procfs_yama_scope(void);
+
 #endif

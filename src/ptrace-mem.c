@@ -148,6 +148,8 @@ int tracee_mem_write(pid_t tid, unsigned long addr, const void *buf, size_t len)
 struct vma {
 	unsigned long start, end;
 	char perms[8];
+	unsigned int dev_major, dev_minor;
+	unsigned long inode;
 	char name[64];
 };
 
@@ -168,7 +170,8 @@ static int maps_walk(const struct tracee *t, int (*fn)(const struct vma *v, void
 		int name_at = 0;
 
 		memset(&v, 0, sizeof(v));
-		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &v.start, &v.end, v.perms, &name_at) < 3)
+		if (sscanf(line, "%lx-%lx %7s %*s %x:%x %lu %n", &v.start, &v.end, v.perms, &v.dev_major,
+			   &v.dev_minor, &v.inode, &name_at) < 6)
 			continue;
 		if (name_at > 0) {
 			line[strcspn(line, "\n")] = '\0';
@@ -247,6 +250,49 @@ bool tracee_page_is_ours(const struct tracee *t, unsigned long start, size_t len
 
 	return page_vma_is_ours(t, start, len) &&
 	       tracee_mem_read(t->tid, start, &there, sizeof(there)) == 0 && there == cookie;
+}
+
+/* ---- any one mapping ------------------------------------------------------ */
+
+static int vma_at_fn(const struct vma *v, void *arg)
+{
+	struct tracee_vma *out = arg;
+
+	if (out->start < v->start || out->start >= v->end)
+		return 0;
+	out->start = v->start;
+	out->end = v->end;
+	out->prot = (v->perms[0] == 'r' ? PMP_PROCMAP_VMA_READABLE : 0) |
+		    (v->perms[1] == 'w' ? PMP_PROCMAP_VMA_WRITABLE : 0) |
+		    (v->perms[2] == 'x' ? PMP_PROCMAP_VMA_EXECUTABLE : 0) |
+		    (v->perms[3] == 's' ? PMP_PROCMAP_VMA_SHARED : 0);
+	out->inode = v->inode;
+	out->dev_major = v->dev_major;
+	out->dev_minor = v->dev_minor;
+	return 1;
+}
+
+int tracee_vma_at(const struct tracee *t, unsigned long addr, struct tracee_vma *out)
+{
+	struct pmp_procmap_query pq;
+
+	memset(out, 0, sizeof(*out));
+	if (vma_query_kernel(t, addr, &pq) == 0) {
+		out->start = pq.vma_start;
+		out->end = pq.vma_end;
+		out->prot = (unsigned int)pq.vma_flags;
+		out->inode = pq.inode;
+		out->dev_major = pq.dev_major;
+		out->dev_minor = pq.dev_minor;
+		return 0;
+	}
+	if (errno == ENOENT)
+		return -1;
+	out->start = addr;
+	if (maps_walk(t, vma_at_fn, out) == 1)
+		return 0;
+	errno = ENOENT;
+	return -1;
 }
 
 /* ---- a system call instruction ------------------------------------------- */
@@ -339,12 +385,14 @@ static int vdso_vma_kernel(const struct tracee *t, struct vma *v)
 
 int tracee_find_syscall_insn(struct tracee *t, unsigned long *addr)
 {
-	struct insn_query *q = calloc(1, sizeof(*q));
+	/* static, not malloc'd: the orphaned tracing process scans too
+	 * (ptrace-session.c), and one scan runs at a time */
+	static struct insn_query query;
+	struct insn_query *q = &query;
 	struct vma vdso;
 	int r = 0;
 
-	if (!q)
-		return tracee_verdict(t, FAIL_INJECTION, ENOMEM, "out of memory");
+	memset(q, 0, sizeof(*q));
 	q->tid = t->tid;
 	q->budget = SCAN_BUDGET;
 	q->round = ROUND_VDSO;
@@ -362,9 +410,7 @@ int tracee_find_syscall_insn(struct tracee *t, unsigned long *addr)
 		tracee_verdict(t, FAIL_INJECTION, ENOEXEC, q->exhausted ?
 			       "no syscall instruction in the first 4 MiB scanned" :
 			       "no syscall instruction in the target");
-	r = q->found ? 0 : -1;
-	free(q);
-	return r;
+	return q->found ? 0 : -1;
 }
 
 /* ---- rseq ---------------------------------------------------------------- */

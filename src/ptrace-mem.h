@@ -39,6 +39,19 @@ int tracee_mem_write(pid_t tid, unsigned long addr, const void *buf, size_t len)
  * in its place after unmapping it. */
 bool tracee_page_is_ours(const struct tracee *t, unsigned long start, size_t len, uint64_t cookie);
 
+/* One mapping of the thread's process: its extent, rights
+ * (PMP_PROCMAP_VMA_* of compat.h: read, write, exec, shared) and file. */
+struct tracee_vma {
+	unsigned long start, end;
+	unsigned int prot;
+	unsigned long inode;
+	unsigned int dev_major, dev_minor;
+};
+
+/* The mapping that holds addr (PROCMAP_QUERY, else the maps file).  0, or
+ * -1 with errno (ENOENT: none holds it). */
+int tracee_vma_at(const struct tracee *t, unsigned long addr, struct tracee_vma *out);
+
 /* A system call instruction in one of the thread's executable mappings,
  * its [vdso] first.  0, or -1 with the verdict said. */
 int tracee_find_syscall_insn(struct tracee *t, unsigned long *addr);

@@ -27,6 +27,8 @@
 
 #define SCRATCH_MAX	8192	/* largest node mask accepted (65536 nodes) */
 #define SCRATCH_MASK_AT	64	/* the mask's offset in the page, after the cookie */
+#define SCRATCH_NAME_AT	(SCRATCH_MASK_AT + SCRATCH_MAX)	/* a name an injected call reads */
+#define SCRATCH_NAME_MAX 64
 
 /* The general registers, as PTRACE_GETREGSET NT_PRSTATUS gives them. */
 typedef struct user_regs_struct regs_t;
@@ -43,6 +45,9 @@ struct ptrace_session {
 	bool allow_seccomp;	/* as the last request said */
 	struct tracer tracer;	/* the thread every request is made from */
 	struct ahead ahead;	/* threads held ahead, and parked ones */
+	bool signalled;		/* a signal engine runs: nothing is held ahead */
+	void (*orphan_fn)(void *arg);	/* what the tool's death calls first */
+	void *orphan_arg;
 };
 
 /* One system call for the thread to make: number and arguments. */
@@ -90,5 +95,59 @@ long tracee_ptrace(int request, const struct tracee *t, unsigned long addr, void
 
 /* Write the thread's general registers.  0, or -1 with the verdict said. */
 int tracee_set_regs(struct tracee *t, const regs_t *r);
+
+/* Whether a system call's return value is an error (-4095..-1). */
+static inline bool tracee_is_error(long rv)
+{
+	return rv < 0 && rv >= -4095;
+}
+
+/* ---- ptrace.c ---------------------------------------------------------------- */
+
+/* The thread makes the system call c; *rv is what it returned.  0, or -1
+ * with the verdict said. */
+int tracee_make_call(struct tracee *t, const struct tracee_call *c, long *rv);
+
+/* t made for h (s NULL for a dry run), and the checks made before
+ * attaching (tracee_preflight): 0 when they pass, else -1 with *res
+ * saying why. */
+int tracee_check(struct tracee *t, struct ptrace_session *s, const struct task_handle *h,
+		 const struct ptrace_request *req, struct ptrace_result *res);
+
+/* Check, attach, stop and prove the thread h names, run work(t, arg),
+ * release it: the work's result, or -1 if it did not run.  look_ahead:
+ * hold the threads after it in the listing meanwhile (ptrace-ahead.h). */
+int tracee_run(struct ptrace_session *s, const struct task_handle *h, const struct ptrace_request *req,
+	       struct ptrace_result *res, ptrace_work_fn work, void *arg, bool look_ahead);
+
+/* ---- ptrace-check.c ---------------------------------------------------------- */
+
+/* Refuse what can be known to fail, or to be unsafe, before touching the
+ * thread.  0, or -1 with the verdict said. */
+int tracee_preflight(struct tracee *t);
+
+/* PTRACE_SEIZE said err (EPERM or EACCES): the verdict, as well as /proc
+ * can tell why.  Returns -1. */
+int tracee_explain_seize_refusal(struct tracee *t, int err);
+
+/* ---- ptrace-scratch.c -------------------------------------------------------- */
+
+/* The scratch page's length: room for the largest mask after the cookie. */
+size_t scratch_len(void);
+
+/* The session's page, proven still its own, else a new one mapped by
+ * the thread.  0, or -1 with the verdict said. */
+int scratch_ensure(struct tracee *t);
+
+/* The session's page unmapped by the thread, if it is still the one.  0,
+ * or -1 with the verdict said. */
+int scratch_unmap(struct tracee *t);
+
+/* The bytes of the request's node mask (0: a policy without nodes). */
+size_t scratch_mask_bytes(const struct ptrace_request *req);
+
+/* The request's mask in the session's page (see ptrace-scratch.c), its
+ * address in *at; renew: make sure of the page again.  0, or -1. */
+int scratch_mask(struct tracee *t, size_t len, bool renew, unsigned long *at);
 
 #endif

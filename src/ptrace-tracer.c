@@ -59,6 +59,10 @@ static void serve(struct tracer *tr, bool survivor)
 		tr->fn = NULL;		/* served: what tracer_call looks at */
 		sem_post(&tr->done);
 	}
+	if (survivor && !tr->quit && tr->orphan) {
+		tr->orphaned = true;
+		tr->orphan(tr->orphan_arg);
+	}
 }
 
 static int survivor_main(void *arg)
@@ -112,11 +116,13 @@ static void *host_main(void *arg)
 	return NULL;
 }
 
-void tracer_start(struct tracer *tr)
+void tracer_start(struct tracer *tr, void (*orphan)(void *arg), void *arg)
 {
 	sigset_t all, old;
 
 	memset(tr, 0, sizeof(*tr));
+	tr->orphan = orphan;
+	tr->orphan_arg = arg;
 	tr->parent = getpid();
 	tr->stack = MAP_FAILED;
 	if (sem_init(&tr->go, 0, 0) < 0)
@@ -143,7 +149,7 @@ void tracer_start(struct tracer *tr)
 
 int tracer_call(struct tracer *tr, void (*fn)(void *), void *arg)
 {
-	if (!tr->running) {
+	if (!tr->running || tr->orphaned) {
 		fn(arg);
 		return 0;
 	}

@@ -47,12 +47,17 @@ struct tracer {
 	void *arg;
 	void *stack;		/* the survivor's stack, mapped by the host */
 	size_t stack_size;
+	void (*orphan)(void *arg);	/* the survivor's last call, when the tool is gone */
+	void *orphan_arg;
+	volatile bool orphaned;	/* it is making it: calls run inline */
 };
 
 /* Start the host thread and the survivor process, with every signal
  * blocked in them (the caller's signals stay the caller's).  Never fails:
- * it falls back as the header comment says. */
-void tracer_start(struct tracer *tr);
+ * it falls back as the header comment says.  A survivor that finds the
+ * tool gone calls orphan(arg) (which may call tracer_call: it runs
+ * inline) before it exits. */
+void tracer_start(struct tracer *tr, void (*orphan)(void *arg), void *arg);
 
 /* Run fn(arg) where the session traces from and return when it has
  * returned: 0; -1 if the tracing task ended unexpectedly (fn did not run,

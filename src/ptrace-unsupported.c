@@ -53,7 +53,7 @@ void ptrace_set_thread_policy(struct ptrace_session *s, const struct task_handle
 void ptrace_foresee(const struct task_handle *h, const struct ptrace_request *req,
 		    struct ptrace_result *res)
 {
-	ptrace_set_thread_policy(h, req, res);
+	ptrace_set_thread_policy(NULL, h, req, res);
 }
 
 #endif /* !PMP_PTRACE_SUPPORTED */

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ptrace.c - the ptrace backend's engine: one thread made to call
- * set_mempolicy(2) itself, and the per-process session that holds the
- * scratch page for the node mask.  Owns the checks before attaching,
- * attaching (seize, interrupt, waits with a deadline), the classification
- * of ptrace stops, the two ways of making a call in the thread, the
- * scratch page's life, and the release of the thread, and says how it
- * went.  The thread's memory is ptrace-mem.c's, the architecture's
- * registers and instructions are ptrace-<arch>.c's (ptrace-arch.h).  See
- * ptrace.h for the method and for what is and is not guaranteed.
+ * set_mempolicy(2) itself, or to do other work for the signal engine.
+ * Owns attaching (seize, interrupt, waits with a deadline), the
+ * classification of ptrace stops, the two ways of making a call in the
+ * thread, and the release of the thread, and says how it went.  The
+ * checks before attaching are ptrace-check.c's, the scratch page
+ * ptrace-scratch.c's, the session ptrace-session.c's, the thread's memory
+ * ptrace-mem.c's, the architecture's registers and instructions
+ * ptrace-<arch>.c's (ptrace-arch.h).  See ptrace.h for the method and for
+ * what is and is not guaranteed.
  */
 #include "config.h"
 
@@ -16,29 +17,20 @@
 
 #if PMP_PTRACE_SUPPORTED
 
-#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/ptrace.h>
-#include <sys/random.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "compat.h"
-#include "privs.h"
-#include "procfs.h"
 #include "ptrace-arch.h"
 #include "ptrace-mem.h"
 #include "ptrace-tracee.h"
@@ -70,95 +62,6 @@ struct pmp_syscall_info {
 };
 #define SYSCALL_INFO_ENTRY 1
 #define SYSCALL_INFO_EXIT 2
-
-static int read_yama_scope(void)
-{
-	char buf[32];
-	char *end;
-	long v;
-
-	if (procfs_read_file("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) < 0)
-		return -1;
-	v = strtol(buf, &end, 10);
-	if (end == buf || v < 0 || v > 3)
-		return -1;
-	return (int)v;
-}
-
-/* ---- what /proc says ----------------------------------------------------- */
-
-struct thread_info {
-	struct proc_stat stat;
-	struct proc_status status;
-};
-
-static int read_thread_info(const struct tracee *t, struct thread_info *ti)
-{
-	if (procfs_task_stat(t->pid, t->tid, &ti->stat) < 0)
-		return -1;
-	return procfs_task_status(t->pid, t->tid, &ti->status);
-}
-
-static bool is_exiting(const struct thread_info *ti)
-{
-	return ti->stat.state == 'Z' || ti->stat.state == 'X' || ti->stat.state == 'x';
-}
-
-/* Refuse what can be known to fail, or to be unsafe, before touching it.
- * Of a thread other than the leader, only the status is read when it is
- * to be set (its stat would be 4 more system calls per thread): a kernel
- * thread is a process of its own, and an exiting thread is refused by
- * PTRACE_SEIZE, which explain_seize_refusal then reads the stat for.  A
- * dry run reads both, to foresee that as well. */
-static int preflight(struct tracee *t)
-{
-	struct thread_info ti;
-	int r;
-
-	if (t->tid != t->pid && t->s) {
-		memset(&ti.stat, 0, sizeof(ti.stat));
-		r = procfs_task_status(t->pid, t->tid, &ti.status);
-	} else {
-		r = read_thread_info(t, &ti);
-	}
-	if (r < 0) {
-		int err = errno;
-		enum failure f = targets_proc_failure(t->h, err);
-
-		if (f == FAIL_ERRNO)
-			return tracee_verdict(t, FAIL_INJECTION, err, "cannot read /proc of the thread");
-		return tracee_verdict(t, f, f == FAIL_EXITED ? ESRCH : err, NULL);
-	}
-	if (ti.stat.flags & PMP_PF_KTHREAD)
-		return tracee_verdict(t, FAIL_KERNEL_THREAD, EPERM, NULL);
-	if (is_exiting(&ti))
-		return tracee_verdict(t, FAIL_EXITED, ESRCH, NULL);
-	/* a thread the session holds ahead is traced by the session's tracer */
-	if (ti.status.tracer > 0 && !(t->s && tracer_is(&t->s->tracer, ti.status.tracer))) {
-		t->res->tracer = ti.status.tracer;
-		return tracee_verdict(t, FAIL_ALREADY_TRACED, EPERM, NULL);
-	}
-	if (ti.status.seccomp == 2 && !t->req->allow_seccomp)
-		return tracee_verdict(t, FAIL_SECCOMP, 0, NULL);
-	if (ti.status.seccomp == 1)	/* strict mode: set_mempolicy would kill it */
-		return tracee_verdict(t, FAIL_SECCOMP, 0, "strict seccomp mode");
-	return 0;
-}
-
-/* PTRACE_SEIZE said EPERM or EACCES: say why as well as /proc can tell. */
-static int explain_seize_refusal(struct tracee *t, int err)
-{
-	struct thread_info ti;
-
-	if (read_thread_info(t, &ti) < 0 || is_exiting(&ti))
-		return tracee_verdict(t, FAIL_EXITED, ESRCH, NULL);
-	if (ti.status.tracer > 0) {
-		t->res->tracer = ti.status.tracer;
-		return tracee_verdict(t, FAIL_ALREADY_TRACED, err, NULL);
-	}
-	t->res->yama_scope = read_yama_scope();
-	return tracee_verdict(t, FAIL_TRACE_DENIED, err, NULL);
-}
 
 /* ---- ptrace primitives ------------------------------------------------- */
 
@@ -348,7 +251,7 @@ static int seize(struct tracee *t)
 		if (err == ESRCH)
 			return tracee_verdict(t, FAIL_EXITED, ESRCH, NULL);
 		if (err == EPERM || err == EACCES)
-			return explain_seize_refusal(t, err);
+			return tracee_explain_seize_refusal(t, err);
 		return tracee_verdict(t, FAIL_INJECTION, err, "PTRACE_SEIZE");
 	}
 	t->seized = true;
@@ -463,11 +366,6 @@ static void release(struct tracee *t)
 
 /* ---- making one call in the thread ------------------------------------------ */
 
-static bool is_error(long rv)
-{
-	return rv < 0 && rv >= -4095;
-}
-
 /* Path A: the thread is at the entry stop of its own call again; t->entry
  * gets its registers. */
 static int at_own_entry(struct tracee *t)
@@ -527,120 +425,18 @@ static int call_at_insn(struct tracee *t, const struct tracee_call *c, long *rv)
 }
 
 /* The thread makes the system call c; *rv is what it returned. */
-static int make_call(struct tracee *t, const struct tracee_call *c, long *rv)
+int tracee_make_call(struct tracee *t, const struct tracee_call *c, long *rv)
 {
 	return t->in_call ? call_in_place(t, c, rv) : call_at_insn(t, c, rv);
 }
 
-/* ---- the scratch page ------------------------------------------------------ */
-
-/* Sized for the largest mask; only the pages written are ever backed. */
-static size_t scratch_len(void)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	size_t pg = page > 0 ? (size_t)page : 4096;
-
-	return (SCRATCH_MASK_AT + SCRATCH_MAX + pg - 1) / pg * pg;
-}
-
-/* The session's page, proven still to be the one it mapped; else a new
- * one, mapped by the thread.  What the old address holds now is the
- * target's: it is forgotten, neither written nor unmapped.  MAP_NORESERVE
- * keeps the page from merging with the target's own anonymous mappings,
- * which would make its extent unprovable; MAP_POPULATE has it in memory
- * before the target could register it with userfaultfd (the engine
- * writes only to pages present).  0, or -1 with the verdict said. */
-static int scratch_page(struct tracee *t)
-{
-	struct ptrace_session *s = t->s;
-	struct tracee_call c = { .nr = __NR_mmap, .arg = { 0, scratch_len(), PROT_READ | PROT_WRITE,
-		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_POPULATE, (unsigned long)-1, 0 } };
-	long rv;
-
-	if (s->page && tracee_page_is_ours(t, s->page, s->page_len, s->cookie))
-		return 0;
-	s->page = 0;
-	if (make_call(t, &c, &rv) < 0)
-		return -1;
-	if (is_error(rv))
-		return tracee_verdict(t, FAIL_INJECTION, (int)-rv, "mmap of a scratch page in the thread failed");
-	if (rv == 0 || rv % 4096 != 0)
-		return tracee_verdict(t, FAIL_INJECTION, EPROTO, "mmap returned nonsense");
-	/* MAP_POPULATE: the page is in memory unless the target took it
-	 * away (or, rarely, it was not populated).  Either way it is left,
-	 * not unmapped: what holds the address now may be the target's. */
-	if (tracee_mem_write(t->tid, (unsigned long)rv, &s->cookie, sizeof(s->cookie)) < 0)
-		return tracee_failed(t, errno, "cannot write the scratch page");
-	s->page = (unsigned long)rv;
-	s->page_len = scratch_len();
-	return 0;
-}
-
-/* The session's page unmapped by the thread, if it is still the one. */
-static int unmap_page(struct tracee *t)
-{
-	struct ptrace_session *s = t->s;
-	struct tracee_call c = { .nr = __NR_munmap, .arg = { s->page, s->page_len } };
-	long rv;
-
-	if (!s->page)
-		return 0;
-	if (!tracee_page_is_ours(t, s->page, s->page_len, s->cookie)) {
-		s->page = 0;
-		return 0;
-	}
-	if (make_call(t, &c, &rv) < 0)
-		return -1;
-	if (is_error(rv))
-		return tracee_verdict(t, FAIL_INJECTION, (int)-rv, "munmap of the scratch page failed");
-	s->page = 0;
-	return 0;
-}
-
 /* ---- set_mempolicy and the rseq section ------------------------------------ */
-
-static size_t mask_bytes(const struct ptrace_request *req)
-{
-	const size_t bits = 8 * sizeof(unsigned long);
-
-	if (!req->mask || req->maxnode <= 1)
-		return 0;
-	return (req->maxnode - 1 + bits - 1) / bits * sizeof(unsigned long);
-}
-
-/* The request's node mask in the session's page; its address in *at.
- * The mask is written while the page is proven the session's, and then
- * left there for every thread after: proving it again for each thread
- * (maps, the cookie) cost more than the rest of the thread's work.  What
- * the target does to that copy since is its own doing, as if it had set
- * its policy itself.  But the mask must still be in memory (pagemap),
- * since the kernel reads it inside the thread's call: emptied and
- * registered with userfaultfd, it would hold the call, and the thread,
- * as long as the target likes.  A mask not in memory, or a page unmapped
- * (EFAULT), and `renew' make sure of a page again. */
-static int mask_in_page(struct tracee *t, size_t len, bool renew, unsigned long *at)
-{
-	struct ptrace_session *s = t->s;
-
-	if (renew || !s->page || s->mask_len != len || memcmp(s->mask, t->req->mask, len) != 0 ||
-	    tracee_mem_present(t->tid, s->page + SCRATCH_MASK_AT, len) < 0) {
-		s->mask_len = 0;
-		if (scratch_page(t) < 0)
-			return -1;
-		if (tracee_mem_write(t->tid, s->page + SCRATCH_MASK_AT, t->req->mask, len) < 0)
-			return tracee_failed(t, errno, "cannot write the scratch page");
-		memcpy(s->mask, t->req->mask, len);
-		s->mask_len = len;
-	}
-	*at = s->page + SCRATCH_MASK_AT;
-	return 0;
-}
 
 /* set_mempolicy(mode, mask, maxnode), the mask in the scratch page (none
  * for a policy without nodes: no page either). */
 static int set_policy(struct tracee *t)
 {
-	size_t len = mask_bytes(t->req);
+	size_t len = scratch_mask_bytes(t->req);
 	struct tracee_call c = { .nr = __NR_set_mempolicy, .arg = { (unsigned int)t->req->mode } };
 	char path[48];
 	long rv;
@@ -649,12 +445,12 @@ static int set_policy(struct tracee *t)
 	/* a page taken away by the target (EFAULT, in our write or in its
 	 * call) is made again once */
 	for (int tries = 0;; tries++) {
-		if (len && mask_in_page(t, len, tries > 0, &c.arg[1]) < 0) {
+		if (len && scratch_mask(t, len, tries > 0, &c.arg[1]) < 0) {
 			if (tries == 0 && t->res->failure == FAIL_INJECTION && t->res->err == EFAULT)
 				continue;
 			return -1;
 		}
-		if (make_call(t, &c, &rv) < 0)
+		if (tracee_make_call(t, &c, &rv) < 0)
 			return -1;
 		if (!len || rv != -EFAULT || tries > 0)
 			break;
@@ -707,8 +503,10 @@ static int ready_for_calls(struct tracee *t)
  * the ones it catches end the run after it. */
 struct job {
 	struct tracee *t;
-	int (*work)(struct tracee *t);
+	ptrace_work_fn work;
+	void *arg;
 	bool ready;		/* stopped, and proven the one the handle names */
+	int result;		/* the work's, -1 if it did not run */
 };
 
 static void thread_job(void *arg)
@@ -717,7 +515,7 @@ static void thread_job(void *arg)
 
 	j->ready = seize(j->t) == 0 && stop_thread(j->t) == 0 && check_identity(j->t) == 0;
 	if (j->ready && take_control(j->t) == 0 && ready_for_calls(j->t) == 0)
-		(void)j->work(j->t);
+		j->result = j->work(j->t, j->arg);
 	release(j->t);
 }
 
@@ -743,241 +541,129 @@ static int tracer_gone(struct tracee *t, bool held)
 			      "the tracing process ended before the thread was changed");
 }
 
-/* From attach to detach: the thread is released whatever happened. */
-static void seize_work_release(struct tracee *t, int (*work)(struct tracee *t))
+/* From attach to detach: the thread is released whatever happened.
+ * The work's result, or -1 if it did not run. */
+static int seize_work_release(struct tracee *t, ptrace_work_fn work, void *arg)
 {
-	struct job j = { .t = t, .work = work };
+	struct job j = { .t = t, .work = work, .arg = arg, .result = -1 };
 
-	if (tracer_call(&t->s->tracer, thread_job, &j) < 0)
+	if (tracer_call(&t->s->tracer, thread_job, &j) < 0) {
 		(void)tracer_gone(t, j.ready);
+		return -1;
+	}
+	return j.result;
 }
 
-/* The tracee for h, with the checks made before attaching passed; NULL
- * (*res saying why) when one refuses.  s is NULL for a dry run. */
-static struct tracee *tracee_checked(struct ptrace_session *s, const struct task_handle *h,
-				     const struct ptrace_request *req, struct ptrace_result *res)
+static void no_session(struct ptrace_result *res)
 {
-	struct tracee *t;
-
 	memset(res, 0, sizeof(*res));
 	res->yama_scope = -1;
 	res->held_us = -1;
-	t = calloc(1, sizeof(*t));
-	if (!t) {
-		res->failure = FAIL_INJECTION;
-		res->err = ENOMEM;
-		snprintf(res->detail, sizeof(res->detail), "out of memory");
-		return NULL;
-	}
+	res->failure = FAIL_INJECTION;
+	res->err = ENOMEM;
+	snprintf(res->detail, sizeof(res->detail), "out of memory");
+}
+
+int tracee_check(struct tracee *t, struct ptrace_session *s, const struct task_handle *h,
+		 const struct ptrace_request *req, struct ptrace_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->yama_scope = -1;
+	res->held_us = -1;
+	memset(t, 0, sizeof(*t));
 	t->s = s;
 	t->h = h;
 	t->pid = h->pid;
 	t->tid = h->tid;
 	t->req = req;
 	t->res = res;
-	if (mask_bytes(req) > SCRATCH_MAX || (req->maxnode > 1 && !req->mask))
-		tracee_verdict(t, FAIL_INJECTION, EINVAL, "node mask too large");
-	else if (preflight(t) == 0)
-		return t;
-	free(t);
-	return NULL;
+	if (scratch_mask_bytes(req) > SCRATCH_MAX || (req->maxnode > 1 && !req->mask))
+		return tracee_verdict(t, FAIL_INJECTION, EINVAL, "node mask too large");
+	return tracee_preflight(t);
 }
 
-/* One thread, checked, then given work: set_policy or unmap_page. */
-static void on_thread(struct ptrace_session *s, const struct task_handle *h,
-		      const struct ptrace_request *req, struct ptrace_result *res,
-		      int (*work)(struct tracee *t))
+int tracee_run(struct ptrace_session *s, const struct task_handle *h, const struct ptrace_request *req,
+	       struct ptrace_result *res, ptrace_work_fn work, void *arg, bool look_ahead)
 {
-	struct tracee *t;
+	struct tracee t;
 
 	if (!s) {	/* its session could not be made */
-		memset(res, 0, sizeof(*res));
-		res->yama_scope = -1;
-		res->held_us = -1;
-		res->failure = FAIL_INJECTION;
-		res->err = ENOMEM;
-		snprintf(res->detail, sizeof(res->detail), "out of memory");
-		return;
+		no_session(res);
+		return -1;
 	}
-	t = tracee_checked(s, h, req, res);
-	if (!t) {
-		if (work == set_policy && h->per_thread) {
+	if (tracee_check(&t, s, h, req, res) < 0) {
+		if (look_ahead) {
 			struct tracee held = { .s = s, .tid = h->tid };
 
 			(void)tracer_call(&s->tracer, unhold_job, &held);
 		}
-		return;
+		return -1;
 	}
-	t->look_ahead = work == set_policy && h->per_thread;
-	seize_work_release(t, work);
-	free(t);
+	t.look_ahead = look_ahead;
+	return seize_work_release(&t, work, arg);
 }
 
-/* ---- foreseeing what PTRACE_SEIZE would say -------------------------------- */
-
-/* Whether process pid descends from the caller (Yama's ptrace_scope 1). */
-static bool descends_from_caller(pid_t pid)
+static int set_policy_work(struct tracee *t, void *arg)
 {
-	pid_t self = getpid();
-
-	for (int depth = 0; pid > 1 && depth < 4096; depth++) {
-		struct proc_status st;
-
-		if (pid == self)
-			return true;
-		if (procfs_task_status(0, pid, &st) < 0)
-			return false;
-		pid = st.ppid;
-	}
-	return false;
+	(void)arg;
+	return set_policy(t);
 }
 
-/* The kernel's ptrace_may_access(PTRACE_MODE_ATTACH_REALCREDS) without
- * CAP_SYS_PTRACE: the caller's real uid is the target's real, effective
- * and saved uid, its real gid likewise, and the target is dumpable (/proc
- * gives a task that is not dumpable to root). */
-static bool may_attach_as_owner(const struct tracee *t, const struct proc_status *st)
-{
-	char path[64];
-	struct stat sb;
-	uid_t uid = getuid();
-	gid_t gid = getgid();
-
-	for (int i = 0; i < 3; i++)
-		if (st->uid[i] != (long)uid || st->gid[i] != (long)gid)
-			return false;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)t->pid, (int)t->tid);
-	return stat(path, &sb) == 0 && sb.st_uid == uid;
-}
-
-/* The executable's ELF header names a 32-bit machine (not x32, whose
- * tasks have the 64-bit register set). */
-static bool runs_32bit_executable(const struct tracee *t)
-{
-	unsigned char ehdr[EI_NIDENT + 4];
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, ehdr, sizeof(ehdr));
-	close(fd);
-	if (n != (ssize_t)sizeof(ehdr) || memcmp(ehdr, ELFMAG, SELFMAG) != 0 ||
-	    ehdr[EI_CLASS] != ELFCLASS32)
-		return false;
-	return (ehdr[EI_DATA] == ELFDATA2LSB ? ehdr[EI_NIDENT + 2] | ehdr[EI_NIDENT + 3] << 8 :
-		ehdr[EI_NIDENT + 2] << 8 | ehdr[EI_NIDENT + 3]) != EM_X86_64;
-}
-
-void ptrace_foresee(const struct task_handle *h, const struct ptrace_request *req,
-		    struct ptrace_result *res)
-{
-	struct tracee *t = tracee_checked(NULL, h, req, res);
-	struct proc_status st;
-	int scope, cap;
-
-	if (!t)
-		return;
-	scope = read_yama_scope();
-	cap = privs_have_sys_ptrace() == 1;
-	if (procfs_task_status(t->pid, t->tid, &st) < 0) {
-		(void)tracee_verdict(t, FAIL_EXITED, ESRCH, NULL);
-	} else if (scope == 3 || (scope == 2 && !cap) || (!cap && !may_attach_as_owner(t, &st)) ||
-		   (scope == 1 && !cap && !descends_from_caller(t->pid))) {
-		res->yama_scope = scope;
-		(void)tracee_verdict(t, FAIL_TRACE_DENIED, EPERM, NULL);
-	} else if (runs_32bit_executable(t)) {
-		(void)tracee_verdict(t, FAIL_COMPAT_TASK, 0, "32-bit executable");
-	}
-	free(t);
-}
-
-/* ---- the session ------------------------------------------------------------- */
-
-struct ptrace_session *ptrace_session_begin(pid_t pid)
-{
-	struct ptrace_session *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return NULL;
-	s->pid = pid;
-	if (getrandom(&s->cookie, sizeof(s->cookie), 0) != (ssize_t)sizeof(s->cookie)) {
-		struct timespec now;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		s->cookie = ((uint64_t)now.tv_nsec << 32) ^ (uint64_t)now.tv_sec ^ (uint64_t)getpid();
-	}
-	ahead_init(&s->ahead, pid);
-	tracer_start(&s->tracer);
-	return s;
-}
-
-pid_t ptrace_session_pid(const struct ptrace_session *s)
-{
-	return s->pid;
-}
+/* ---- the threads of a session ------------------------------------------------ */
 
 void ptrace_set_thread_policy(struct ptrace_session *s, const struct task_handle *h,
 			      const struct ptrace_request *req, struct ptrace_result *res)
 {
-	on_thread(s, h, req, res, set_policy);
+	/* a signal engine's session holds nothing ahead: the threads after
+	 * this one take its signal, not a stop */
+	(void)tracee_run(s, h, req, res, set_policy_work, NULL, h->per_thread && !(s && s->signalled));
 	if (s && res->failure == FAIL_NONE) {
 		s->via = h->tid;
 		s->allow_seccomp = req->allow_seccomp;
 	}
 }
 
-/* Ask thread tid to unmap the page; whether it is let go of (unmapped, or
- * no longer provably ours, or the thread's process gone). */
-static bool unmap_through(struct ptrace_session *s, pid_t tid)
+/* set_policy, then the caller's work while the thread is still held; what
+ * becomes of that work is the work's to say (arg), the thread's result
+ * stays its policy's. */
+struct also {
+	ptrace_work_fn fn;
+	void *arg;
+};
+
+static int set_policy_also(struct tracee *t, void *arg)
+{
+	const struct also *also = arg;
+	struct ptrace_result own;
+
+	if (set_policy(t) < 0)
+		return -1;
+	own = *t->res;
+	(void)also->fn(t, also->arg);
+	*t->res = own;
+	return 0;
+}
+
+void ptrace_set_thread_policy_and(struct ptrace_session *s, const struct task_handle *h,
+				  const struct ptrace_request *req, struct ptrace_result *res,
+				  ptrace_work_fn fn, void *arg)
+{
+	struct also also = { fn, arg };
+
+	(void)tracee_run(s, h, req, res, set_policy_also, &also, false);
+	if (s && res->failure == FAIL_NONE) {
+		s->via = h->tid;
+		s->allow_seccomp = req->allow_seccomp;
+	}
+}
+
+int ptrace_work(struct ptrace_session *s, pid_t tid, ptrace_work_fn work, void *arg,
+		struct ptrace_result *res)
 {
 	const struct task_handle h = { .pid = s->pid, .tid = tid, .per_thread = true, .pidfd = -1 };
 	const struct ptrace_request req = { .allow_seccomp = s->allow_seccomp };
-	struct ptrace_result res;
 
-	on_thread(s, &h, &req, &res, unmap_page);
-	return !s->page;
-}
-
-static void end_job(void *arg)
-{
-	ahead_end(arg);
-}
-
-#define UNMAP_TRIES 8	/* threads asked before the page is left behind */
-
-void ptrace_session_end(struct ptrace_session *s)
-{
-	char path[64];
-	struct dirent *de;
-	DIR *d;
-	int tries = 0;
-
-	if (!s)
-		return;
-	if (s->page && s->via && unmap_through(s, s->via))
-		goto out;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
-	d = s->page ? opendir(path) : NULL;
-	while (d && (de = readdir(d)) && tries < UNMAP_TRIES) {
-		char *end;
-		long tid = strtol(de->d_name, &end, 10);
-
-		if (end == de->d_name || *end || tid <= 0 || tid == s->via)
-			continue;
-		tries++;
-		if (unmap_through(s, (pid_t)tid))
-			break;
-	}
-	if (d)
-		closedir(d);
-out:
-	(void)tracer_call(&s->tracer, end_job, &s->ahead);
-	tracer_stop(&s->tracer);
-	free(s);
+	return tracee_run(s, &h, &req, res, work, arg, false);
 }
 
 #endif /* PMP_PTRACE_SUPPORTED */

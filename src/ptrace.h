@@ -184,6 +184,34 @@ void ptrace_set_thread_policy(struct ptrace_session *s, const struct task_handle
  * exited needs nothing. */
 void ptrace_session_end(struct ptrace_session *s);
 
+/* ---- work in a held thread, for the signal engine (sigengine.h) --------- */
+
+/* Work done in a thread the session holds stopped, proven and ready for
+ * calls (ptrace-tracee.h says what it may do); 0 when it did what it was
+ * for. */
+struct tracee;
+typedef int (*ptrace_work_fn)(struct tracee *t, void *arg);
+
+/* As ptrace_set_thread_policy, then fn(t, arg) in the same stop; *res is
+ * the thread's own result whatever fn does. */
+void ptrace_set_thread_policy_and(struct ptrace_session *s, const struct task_handle *h,
+				  const struct ptrace_request *req, struct ptrace_result *res,
+				  ptrace_work_fn fn, void *arg);
+
+/* work(t, arg) in thread tid of the session's process, held for it alone;
+ * its result, or -1 if it could not run (*res says why). */
+int ptrace_work(struct ptrace_session *s, pid_t tid, ptrace_work_fn work, void *arg,
+		struct ptrace_result *res);
+
+/* work through a live thread of the process: the last one set first, then
+ * up to 8 others, until one's work returns 0: 0, or -1 if none did. */
+int ptrace_work_any(struct ptrace_session *s, ptrace_work_fn work, void *arg);
+
+/* The session's threads take a signal engine's signal: hold none ahead;
+ * and if the tool dies, its tracing process calls orphan(arg) before it
+ * unmaps the scratch page and exits. */
+void ptrace_session_signalled(struct ptrace_session *s, void (*orphan)(void *arg), void *arg);
+
 /* What ptrace_set_thread_policy would say of the thread h names, without
  * touching it, for a dry run: the same checks it makes before attaching
  * (one place for each), then what only PTRACE_SEIZE would tell a real run,

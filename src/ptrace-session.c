@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ptrace-session.c - a ptrace session's life: made for one process, its
+ * tracing process started, work run through any live thread of the
+ * process, and at its end (or the tool's death) what it put into the
+ * process taken out.  The per-thread engine is ptrace.c's.
+ */
+#include "config.h"
+
+#include "ptrace.h"
+
+#if PMP_PTRACE_SUPPORTED
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ptrace-tracee.h"
+
+#define ANY_TRIES 8	/* threads asked before a work is given up */
+
+static void orphan_job(void *arg);
+
+struct ptrace_session *ptrace_session_begin(pid_t pid)
+{
+	struct ptrace_session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->pid = pid;
+	if (getrandom(&s->cookie, sizeof(s->cookie), 0) != (ssize_t)sizeof(s->cookie)) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		s->cookie = ((uint64_t)now.tv_nsec << 32) ^ (uint64_t)now.tv_sec ^ (uint64_t)getpid();
+	}
+	ahead_init(&s->ahead, pid);
+	tracer_start(&s->tracer, orphan_job, s);
+	return s;
+}
+
+pid_t ptrace_session_pid(const struct ptrace_session *s)
+{
+	return s->pid;
+}
+
+void ptrace_session_signalled(struct ptrace_session *s, void (*orphan)(void *arg), void *arg)
+{
+	s->signalled = orphan != NULL;
+	s->orphan_fn = orphan;
+	s->orphan_arg = arg;
+}
+
+/* The first few threads of /proc/PID/task, read with getdents64 into a
+ * buffer on the stack: the orphaned tracing process calls this too, and
+ * must not take malloc's locks, which the killed tool may have held. */
+static size_t first_tids(pid_t pid, pid_t *tids, size_t max)
+{
+	char path[64], buf[4096];
+	size_t n = 0;
+	long len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (n < max && (len = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long at = 0; at < len && n < max;) {
+			const struct dirent64 *de = (const void *)(buf + at);
+			char *end;
+			long tid = strtol(de->d_name, &end, 10);
+
+			at += de->d_reclen;
+			if (end != de->d_name && !*end && tid > 0)
+				tids[n++] = (pid_t)tid;
+		}
+	}
+	close(fd);
+	return n;
+}
+
+int ptrace_work_any(struct ptrace_session *s, ptrace_work_fn work, void *arg)
+{
+	pid_t tids[ANY_TRIES];
+	struct ptrace_result res;
+	size_t n;
+
+	if (s->via && ptrace_work(s, s->via, work, arg, &res) == 0)
+		return 0;
+	n = first_tids(s->pid, tids, ANY_TRIES);
+	for (size_t i = 0; i < n; i++)
+		if (tids[i] != s->via && ptrace_work(s, tids[i], work, arg, &res) == 0)
+			return 0;
+	return -1;
+}
+
+/* Done (0) once the page is let go of: unmapped, no longer provably
+ * ours, or the process gone. */
+static int unmap_work(struct tracee *t, void *arg)
+{
+	(void)arg;
+	(void)scratch_unmap(t);
+	return t->s->page ? -1 : 0;
+}
+
+static void unmap_scratch(struct ptrace_session *s)
+{
+	if (s->page)
+		(void)ptrace_work_any(s, unmap_work, NULL);
+}
+
+/* The tool is gone (ptrace-tracer.h): what the session put into the
+ * process is taken out, by the tracing process itself. */
+static void orphan_job(void *arg)
+{
+	struct ptrace_session *s = arg;
+
+	if (s->orphan_fn)
+		s->orphan_fn(s->orphan_arg);
+	unmap_scratch(s);
+}
+
+static void end_job(void *arg)
+{
+	ahead_end(arg);
+}
+
+void ptrace_session_end(struct ptrace_session *s)
+{
+	if (!s)
+		return;
+	unmap_scratch(s);
+	(void)tracer_call(&s->tracer, end_job, &s->ahead);
+	tracer_stop(&s->tracer);
+	free(s);
+}
+
+#endif /* PMP_PTRACE_SUPPORTED */
