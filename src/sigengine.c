@@ -1,0 +1,796 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sigengine.c - the signal engine (sigengine.h): the plan and the route
+ * from /proc, the handler put in through a held thread and taken out
+ * again, the signals and the answers.  The handler's code and the layout
+ * of the region are sighandler.h's; which blocked calls a handler ends,
+ * sigcalls.h's; holding a thread and making calls in it, the ptrace
+ * backend's (ptrace-tracee.h).
+ */
+#include "config.h"
+
+#include "sigengine.h"
+
+#if PMP_SIGENGINE_SUPPORTED
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "procfs.h"
+#include "ptrace-arch.h"
+#include "ptrace-mem.h"
+#include "ptrace-tracee.h"
+#include "sigcalls.h"
+#include "sighandler.h"
+#include "sys.h"
+
+#define SIG_LOWEST	35		/* SIGRTMIN + 3: glibc and musl keep 32-34 */
+#define SIG_HIGHEST	64		/* SIGRTMAX */
+#define SA_RESTORER_	0x04000000UL
+#define MFD_EXEC_	0x0010U		/* Linux 6.3: executable despite vm.memfd_noexec */
+#define PIDFD_SIGNAL_THREAD_ 1U		/* Linux 6.9 */
+#define QUIET_MS	200		/* the end waits this long for handlers to finish */
+#define REGION_NAME	"pidmempolicy"
+
+/* struct sigaction as rt_sigaction(2) takes it, the same on x86_64 and aarch64. */
+struct ksigaction {
+	uint64_t handler;
+	uint64_t flags;
+	uint64_t restorer;
+	uint64_t mask;
+};
+
+struct sigengine {
+	struct ptrace_session *s;
+	pid_t pid;
+	int sig;
+	uint32_t nonce;
+	int fd;			/* the tool's descriptor of the region */
+	unsigned char *map;	/* and its mapping */
+	size_t len;
+	unsigned long ino;	/* the region's inode and device, to know it in maps */
+	unsigned int dev_major, dev_minor;
+	unsigned long at;	/* its address in the target, 0: not mapped there */
+	uint32_t nslots, next;
+	bool installed;		/* the disposition is (or may be) ours */
+	bool theirs;		/* the target put its own handler in meanwhile */
+	int leader_by_pidfd;	/* PIDFD_SIGNAL_THREAD: 1 works, 0 not, -1 not tried */
+	int pidfd;		/* the process's, pinned while a thread was held */
+};
+
+/* ---- the plan and the route ------------------------------------------------ */
+
+static uint64_t bit_of(int sig)
+{
+	return 1ULL << (sig - 1);
+}
+
+void sigengine_plan(pid_t pid, struct sigplan *plan)
+{
+	struct proc_status st;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->pid = pid;
+	if (procfs_task_status(0, pid, &st) < 0) {
+		snprintf(plan->why, sizeof(plan->why), "its /proc status cannot be read (%s)", strerror(errno));
+		return;
+	}
+	if (st.threads < SIGENGINE_MIN_THREADS) {
+		snprintf(plan->why, sizeof(plan->why), "fewer than %d threads", SIGENGINE_MIN_THREADS);
+		return;
+	}
+	if (st.state == 'T' || st.state == 't') {
+		snprintf(plan->why, sizeof(plan->why), "the process is stopped");
+		return;
+	}
+	if (st.seccomp != 0) {	/* its injected calls would pass the filter */
+		snprintf(plan->why, sizeof(plan->why), "its main thread runs under seccomp");
+		return;
+	}
+	for (int sig = SIG_HIGHEST; sig >= SIG_LOWEST; sig--)
+		if (!((st.sig_cgt | st.sig_ign | st.shd_pnd) & bit_of(sig))) {
+			plan->sig = sig;
+			return;
+		}
+	snprintf(plan->why, sizeof(plan->why),
+		 "no free real-time signal (it catches or ignores every one from %d to %d)", SIG_LOWEST,
+		 SIG_HIGHEST);
+}
+
+/* The route of a thread blocked (State S): by what it is blocked in. */
+static int route_blocked(pid_t pid, pid_t tid, char *why, size_t len, bool *eintr)
+{
+	struct proc_syscall sc;
+	const char *name;
+	char num[32];
+
+	if (procfs_task_syscall(pid, tid, &sc) < 0) {
+		snprintf(why, len, "its /proc syscall cannot be read (%s)", strerror(errno));
+		return -1;
+	}
+	if (sc.kind == SYSCALL_RUNNING)
+		return 0;
+	if (sc.kind == SYSCALL_NONE) {
+		snprintf(why, len, "waiting outside a system call (a page fault?)");
+		return -1;
+	}
+	switch (sigcalls_verdict(sc.nr, sc.args, &name, num, sizeof(num))) {
+	case SIGCALL_EINTR_ANYWAY:
+		*eintr = true;
+		return 0;
+	case SIGCALL_RESTARTS:
+	case SIGCALL_NO_WAIT:
+		return 0;
+	case SIGCALL_ENDS:
+		break;
+	}
+	snprintf(why, len, "in %s, which a signal handler would end", name);
+	return -1;
+}
+
+int sigengine_route(const struct sigplan *plan, pid_t tid, char *why, size_t len, bool *eintr)
+{
+	struct proc_status st;
+
+	*eintr = false;
+	if (!plan->sig) {
+		snprintf(why, len, "%s", plan->why);
+		return -1;
+	}
+	if (procfs_task_status(plan->pid, tid, &st) < 0) {
+		snprintf(why, len, "its /proc status cannot be read (%s)", strerror(errno));
+		return -1;
+	}
+	if (st.tracer > 0) {
+		snprintf(why, len, "traced by pid %d", (int)st.tracer);
+		return -1;
+	}
+	if (st.seccomp != 0) {
+		snprintf(why, len, "under seccomp");
+		return -1;
+	}
+	if (st.sig_blk & bit_of(plan->sig)) {
+		snprintf(why, len, "it blocks signal %d", plan->sig);
+		return -1;
+	}
+	if (st.sig_pnd & bit_of(plan->sig)) {
+		snprintf(why, len, "signal %d is pending in it", plan->sig);
+		return -1;
+	}
+	switch (st.state) {
+	case 'R':	/* /proc shows no call of a running task: it takes the signal */
+		return 0;
+	case 'S':
+		return route_blocked(plan->pid, tid, why, len, eintr);
+	case 'D':
+		snprintf(why, len, "in uninterruptible sleep");
+		return -1;
+	default:
+		snprintf(why, len, "in state %c", st.state ? st.state : '?');
+		return -1;
+	}
+}
+
+/* ---- the region --------------------------------------------------------------- */
+
+static void *data_at(const struct sigengine *e, size_t off)
+{
+	return e->map + SIGH_DATA_AT + off;
+}
+
+static _Atomic uint32_t *word(const struct sigengine *e, size_t off)
+{
+	return (_Atomic uint32_t *)data_at(e, off);
+}
+
+static void put64(const struct sigengine *e, size_t off, uint64_t v)
+{
+	memcpy(data_at(e, off), &v, sizeof(v));
+}
+
+static unsigned char *slot_of(const struct sigengine *e, uint32_t slot)
+{
+	return data_at(e, SIGH_SLOTS_AT + (size_t)slot * SIGH_SLOT_SIZE);
+}
+
+static size_t region_len(uint32_t nslots)
+{
+	size_t data = SIGH_SLOTS_AT + (size_t)nslots * SIGH_SLOT_SIZE;
+
+	return SIGH_DATA_AT + (data + SIGH_DATA_AT - 1) / SIGH_DATA_AT * SIGH_DATA_AT;
+}
+
+/* The descriptor the thread's memfd_create gave, taken with
+ * pidfd_getfd(2) and proven fresh (an empty, unlinked memfd without
+ * seals), then sized and sealed so that the target cannot shrink it under
+ * the tool's mapping (which would be SIGBUS in the tool), and mapped. */
+static int take_region(struct sigengine *e, long target_fd, char *why, size_t len)
+{
+	const int seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+	struct stat st;
+	int fd;
+
+	fd = (int)syscall(SYS_pidfd_getfd, e->pidfd, (int)target_fd, 0);
+	if (fd < 0) {
+		snprintf(why, len, "pidfd_getfd(2) failed: %s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != 0 || st.st_nlink != 0 ||
+	    fcntl(fd, F_GET_SEALS) != 0) {
+		snprintf(why, len, "the descriptor memfd_create(2) gave in the target is not a fresh memfd");
+		goto fail;
+	}
+	if (ftruncate(fd, (off_t)e->len) < 0 || fcntl(fd, F_ADD_SEALS, seals) < 0 ||
+	    fcntl(fd, F_GET_SEALS) != seals) {
+		snprintf(why, len, "the memfd cannot be sized and sealed: %s", strerror(errno));
+		goto fail;
+	}
+	e->map = mmap(NULL, e->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (e->map == MAP_FAILED) {
+		e->map = NULL;
+		snprintf(why, len, "the memfd cannot be mapped: %s", strerror(errno));
+		goto fail;
+	}
+	e->fd = fd;
+	e->ino = st.st_ino;
+	e->dev_major = major(st.st_dev);
+	e->dev_minor = minor(st.st_dev);
+	return 0;
+fail:
+	close(fd);
+	return -1;
+}
+
+/* The tool's side of the region let go of. */
+static void drop_region(struct sigengine *e)
+{
+	if (e->map)
+		(void)munmap(e->map, e->len);
+	e->map = NULL;
+	if (e->fd >= 0)
+		close(e->fd);
+	e->fd = -1;
+}
+
+static bool vma_of_region(const struct sigengine *e, const struct tracee_vma *v, unsigned long start,
+			  unsigned long end, unsigned int prot)
+{
+	return v->start == start && v->end == end && v->prot == (prot | PMP_PROCMAP_VMA_SHARED) &&
+	       v->inode == e->ino && v->dev_major == e->dev_major && v->dev_minor == e->dev_minor;
+}
+
+/* Whether [e->at, +len) is still the region, shared mappings of the memfd:
+ * its code part read+exec and its data part read+write (split), or all
+ * of it read+exec (before the mprotect). */
+static bool region_is_ours(const struct sigengine *e, const struct tracee *t, bool split)
+{
+	const unsigned int rx = PMP_PROCMAP_VMA_READABLE | PMP_PROCMAP_VMA_EXECUTABLE;
+	const unsigned int rw = PMP_PROCMAP_VMA_READABLE | PMP_PROCMAP_VMA_WRITABLE;
+	struct tracee_vma code, data;
+
+	if (tracee_vma_at(t, e->at, &code) < 0)
+		return false;
+	if (!split)
+		return vma_of_region(e, &code, e->at, e->at + e->len, rx);
+	return vma_of_region(e, &code, e->at, e->at + SIGH_DATA_AT, rx) &&
+	       tracee_vma_at(t, e->at + SIGH_DATA_AT, &data) == 0 &&
+	       vma_of_region(e, &data, e->at + SIGH_DATA_AT, e->at + e->len, rw);
+}
+
+/* ---- calls in the held thread ------------------------------------------------ */
+
+/* One call; its result in *rv.  0, or -1 with why (the call itself
+ * failed, or the thread did). */
+static int call(struct tracee *t, long nr, unsigned long a0, unsigned long a1, unsigned long a2,
+		unsigned long a3, unsigned long a4, unsigned long a5, long *rv, const char *what,
+		char *why, size_t len)
+{
+	struct tracee_call c = { .nr = nr, .arg = { a0, a1, a2, a3, a4, a5 } };
+
+	if (tracee_make_call(t, &c, rv) < 0) {
+		snprintf(why, len, "%s in the held thread failed: %s", what, t->res->detail);
+		return -1;
+	}
+	if (tracee_is_error(*rv)) {
+		snprintf(why, len, "%s in the target failed: %s", what, strerror((int)-*rv));
+		return -1;
+	}
+	return 0;
+}
+
+static unsigned long target_data(const struct sigengine *e, size_t off)
+{
+	return e->at + SIGH_DATA_AT + off;
+}
+
+/* The header, the mask and the actions, once the region's address in the
+ * target is known. */
+static void fill_region(struct sigengine *e, const struct ptrace_request *req)
+{
+	size_t mask = scratch_mask_bytes(req);
+	struct ksigaction act = {
+		.handler = e->at + (uint64_t)(pmp_sigh_handler - pmp_sigh_start),
+		.flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_RESTORER_,
+		.restorer = e->at + (uint64_t)(pmp_sigh_restorer - pmp_sigh_start),
+		.mask = ~0ULL,
+	};
+	struct ksigaction ign = { .handler = (uint64_t)(uintptr_t)SIG_IGN, .flags = SA_RESTORER_,
+				  .restorer = act.restorer };
+
+	memcpy(e->map, pmp_sigh_start, (size_t)(pmp_sigh_end - pmp_sigh_start));
+	atomic_store(word(e, SIGH_NONCE), e->nonce);
+	atomic_store(word(e, SIGH_NSLOTS), e->nslots);
+	put64(e, SIGH_MODE, (uint64_t)(unsigned int)req->mode);
+	put64(e, SIGH_MASK, mask ? target_data(e, SIGH_MASK_AT) : 0);
+	put64(e, SIGH_MAXNODE, mask ? req->maxnode : 0);
+	if (mask)
+		memcpy(data_at(e, SIGH_MASK_AT), req->mask, mask);
+	memcpy(data_at(e, SIGH_ACT_AT), &act, sizeof(act));
+	memcpy(data_at(e, SIGH_IGNACT_AT), &ign, sizeof(ign));
+}
+
+static uint64_t handler_in_target(const struct sigengine *e)
+{
+	return e->at + (uint64_t)(pmp_sigh_handler - pmp_sigh_start);
+}
+
+static uint64_t act_handler(const struct sigengine *e, size_t off)
+{
+	struct ksigaction a;
+
+	memcpy(&a, data_at(e, off), sizeof(a));
+	return a.handler;
+}
+
+struct install {
+	struct sigengine *e;
+	const struct ptrace_request *req;
+	char *why;
+	size_t len;
+};
+
+/* The region in the target: memfd_create, the tool takes and maps it, the
+ * target maps it, the descriptor closed.  The name is read from the
+ * scratch page. */
+static int map_in_target(struct tracee *t, struct install *in)
+{
+	struct sigengine *e = in->e;
+	long fd = 0, rv;
+
+	if (scratch_ensure(t) < 0 ||
+	    tracee_mem_write(t->tid, t->s->page + SCRATCH_NAME_AT, REGION_NAME, sizeof(REGION_NAME)) < 0) {
+		snprintf(in->why, in->len, "the scratch page cannot hold the memfd's name");
+		return -1;
+	}
+	if (call(t, SYS_memfd_create, t->s->page + SCRATCH_NAME_AT, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC_,
+		 0, 0, 0, 0, &fd, "memfd_create", in->why, in->len) < 0 &&
+	    (fd != -EINVAL || call(t, SYS_memfd_create, t->s->page + SCRATCH_NAME_AT,
+				   MFD_CLOEXEC | MFD_ALLOW_SEALING, 0, 0, 0, 0, &fd, "memfd_create", in->why,
+				   in->len) < 0))
+		return -1;
+	if (take_region(e, fd, in->why, in->len) < 0 ||
+	    call(t, SYS_mmap, 0, e->len, PROT_READ | PROT_EXEC, MAP_SHARED, (unsigned long)fd, 0, &rv,
+		 "mmap of the memfd", in->why, in->len) < 0) {
+		(void)call(t, SYS_close, (unsigned long)fd, 0, 0, 0, 0, 0, &rv, "close", in->why, in->len);
+		return -1;
+	}
+	e->at = (unsigned long)rv;
+	if (call(t, SYS_mprotect, target_data(e, 0), e->len - SIGH_DATA_AT, PROT_READ | PROT_WRITE, 0, 0, 0,
+		 &rv, "mprotect of the memfd's data", in->why, in->len) < 0 ||
+	    call(t, SYS_close, (unsigned long)fd, 0, 0, 0, 0, 0, &rv, "close", in->why, in->len) < 0)
+		return -1;
+	return 0;
+}
+
+/* The handler put in; the action found must have been the default one
+ * (the target may have put its own in since the plan was read: then it
+ * is put back at once). */
+static int put_handler(struct tracee *t, struct install *in)
+{
+	struct sigengine *e = in->e;
+	long rv;
+
+	if (!region_is_ours(e, t, true)) {
+		snprintf(in->why, in->len, "the memfd's mapping changed under the injection");
+		return -1;
+	}
+	fill_region(e, in->req);
+	if (call(t, SYS_rt_sigaction, (unsigned long)e->sig, target_data(e, SIGH_ACT_AT),
+		 target_data(e, SIGH_OLDACT_AT), 8, 0, 0, &rv, "rt_sigaction", in->why, in->len) < 0)
+		return -1;
+	e->installed = true;
+	if (act_handler(e, SIGH_OLDACT_AT) != (uint64_t)(uintptr_t)SIG_DFL) {
+		snprintf(in->why, in->len, "the target set a handler for signal %d meanwhile", e->sig);
+		if (call(t, SYS_rt_sigaction, (unsigned long)e->sig, target_data(e, SIGH_OLDACT_AT), 0, 8, 0, 0,
+			 &rv, "rt_sigaction", in->why, in->len) == 0)
+			e->installed = false;
+		return -1;
+	}
+	return 0;
+}
+
+/* The install, in the stop that set the thread's own policy. */
+static int install_work(struct tracee *t, void *arg)
+{
+	struct install *in = arg;
+	struct sigengine *e = in->e;
+	long rv;
+
+	e->pidfd = sys_pidfd_open(e->pid, 0);	/* the thread held pins the PID */
+	if (e->pidfd < 0) {
+		snprintf(in->why, in->len, "pidfd_open(2) failed: %s", strerror(errno));
+		return -1;
+	}
+	if (map_in_target(t, in) == 0 && put_handler(t, in) == 0)
+		return 0;
+	if (e->at && !e->installed && (region_is_ours(e, t, true) || region_is_ours(e, t, false)) &&
+	    call(t, SYS_munmap, e->at, e->len, 0, 0, 0, 0, &rv, "munmap", in->why, in->len) == 0)
+		e->at = 0;
+	return -1;
+}
+
+/* ---- the end ------------------------------------------------------------------ */
+
+static long ms_since(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
+}
+
+/* The disposition: SIG_IGN first, which discards the signal wherever it
+ * is still pending, then the one found at the start.  A handler the
+ * target put in meanwhile is its own, and stays. */
+static int restore_action(struct tracee *t, struct sigengine *e, char *why, size_t len)
+{
+	long rv;
+
+	if (call(t, SYS_rt_sigaction, (unsigned long)e->sig, 0, target_data(e, SIGH_CURACT_AT), 8, 0, 0, &rv,
+		 "rt_sigaction", why, len) < 0)
+		return -1;
+	if (act_handler(e, SIGH_CURACT_AT) != handler_in_target(e)) {
+		e->theirs = true;
+		e->installed = false;
+		return 0;
+	}
+	if (call(t, SYS_rt_sigaction, (unsigned long)e->sig, target_data(e, SIGH_IGNACT_AT),
+		 target_data(e, SIGH_CURACT_AT), 8, 0, 0, &rv, "rt_sigaction", why, len) < 0)
+		return -1;
+	if (act_handler(e, SIGH_CURACT_AT) != handler_in_target(e)) {
+		/* theirs came in between: put it back (a signal of theirs
+		 * pending then is lost with SIG_IGN) */
+		e->theirs = true;
+		e->installed = false;
+		return call(t, SYS_rt_sigaction, (unsigned long)e->sig, target_data(e, SIGH_CURACT_AT), 0, 8, 0,
+			    0, &rv, "rt_sigaction", why, len);
+	}
+	if (call(t, SYS_rt_sigaction, (unsigned long)e->sig, target_data(e, SIGH_OLDACT_AT), 0, 8, 0, 0, &rv,
+		 "rt_sigaction", why, len) < 0)
+		return -1;
+	e->installed = false;
+	return 0;
+}
+
+/* Every handler run that began has passed its last store, and the held
+ * thread itself is not inside the code: only then is the region let go. */
+static bool quiet(const struct sigengine *e, const struct tracee *t)
+{
+	struct timespec since;
+	uint64_t pc = arch_pc(&t->regs0);
+
+	if (pc >= e->at && pc < e->at + SIGH_DATA_AT)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &since);
+	usleep(1000);	/* a delivery already under way enters the handler */
+	while (atomic_load(word(e, SIGH_ENTERED)) != atomic_load(word(e, SIGH_LEFT))) {
+		if (ms_since(&since) >= QUIET_MS)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+struct uninstall {
+	struct sigengine *e;
+	char why[160];
+};
+
+/* Done (0) once the action is put back and the region is gone from the
+ * target, or is no longer provably the one mapped. */
+static int uninstall_work(struct tracee *t, void *arg)
+{
+	struct uninstall *u = arg;
+	struct sigengine *e = u->e;
+	long rv;
+
+	if (e->installed && restore_action(t, e, u->why, sizeof(u->why)) < 0)
+		return -1;
+	if (!e->at)
+		return 0;
+	if (!region_is_ours(e, t, true)) {
+		e->at = 0;	/* what is there now is the target's */
+		return 0;
+	}
+	if (!quiet(e, t)) {
+		snprintf(u->why, sizeof(u->why), "a thread was still inside the handler after %d ms", QUIET_MS);
+		return -1;
+	}
+	if (call(t, SYS_munmap, e->at, e->len, 0, 0, 0, 0, &rv, "munmap", u->why, sizeof(u->why)) < 0)
+		return -1;
+	e->at = 0;
+	return 0;
+}
+
+static void uninstall(struct sigengine *e, char *why, size_t len)
+{
+	struct uninstall u = { .e = e };
+
+	if ((e->installed || e->at) && ptrace_work_any(e->s, uninstall_work, &u) < 0)
+		snprintf(why, len, "%s", u.why[0] ? u.why : "no thread could be held");
+}
+
+/* The tool was killed: its tracing process takes the handler out. */
+static void orphan(void *arg)
+{
+	char why[160];
+
+	uninstall(arg, why, sizeof(why));
+}
+
+void sigengine_end(struct sigengine *e, char *note, size_t len)
+{
+	char why[160] = "";
+
+	if (len)
+		note[0] = '\0';
+	if (!e)
+		return;
+	ptrace_session_signalled(e->s, NULL, NULL);
+	uninstall(e, why, sizeof(why));
+	if (why[0] && len) {
+		if (e->installed)
+			snprintf(note, len, "the handler for signal %d is left installed in pid %d (%s)", e->sig,
+				 (int)e->pid, why);
+		else if (e->at)
+			snprintf(note, len, "the handler's memory (/memfd:%s) is left mapped in pid %d (%s)",
+				 REGION_NAME, (int)e->pid, why);
+	}
+	drop_region(e);
+	if (e->pidfd >= 0)
+		close(e->pidfd);
+	free(e);
+}
+
+/* ---- the start ---------------------------------------------------------------- */
+
+struct sigengine *sigengine_start(struct ptrace_session *s, const struct sigplan *plan,
+				  const struct task_handle *h, const struct ptrace_request *req,
+				  struct ptrace_result *res, char *why, size_t len)
+{
+	struct sigengine *e = calloc(1, sizeof(*e));
+	struct install in = { .e = e, .req = req, .why = why, .len = len };
+	uint32_t threads = 0;
+	struct proc_status st;
+
+	why[0] = '\0';
+	if (!e) {
+		ptrace_set_thread_policy(s, h, req, res);
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
+	e->s = s;
+	e->pid = plan->pid;
+	e->sig = plan->sig;
+	e->fd = -1;
+	e->pidfd = -1;
+	e->leader_by_pidfd = -1;
+	if (procfs_task_status(0, plan->pid, &st) == 0 && st.threads > 0)
+		threads = (uint32_t)st.threads;
+	e->nslots = threads < 1U << 18 ? 2 * threads + 1024 : 1U << 19;
+	e->len = region_len(e->nslots);
+	if (getrandom(&e->nonce, sizeof(e->nonce), 0) != (ssize_t)sizeof(e->nonce))
+		e->nonce = (uint32_t)getpid() ^ (uint32_t)time(NULL);
+	/* the tool dying from here on: its tracing process takes it out */
+	ptrace_session_signalled(s, orphan, e);
+	ptrace_set_thread_policy_and(s, h, req, res, install_work, &in);
+	if (e->installed && !why[0])
+		return e;
+	if (!why[0])
+		snprintf(why, len, "the handler could not be put in (%s)", res->detail);
+	sigengine_end(e, NULL, 0);
+	/* the session holds nothing ahead from now on either: harmless */
+	return NULL;
+}
+
+/* ---- signals and answers -------------------------------------------------------- */
+
+/* Through the thread's own pidfd where it has one (the thread it names, or
+ * ESRCH); the leader's pidfd names the process, so with
+ * PIDFD_SIGNAL_THREAD (Linux 6.9); else by TID, tgid-checked, once the
+ * process's pidfd shows it alive (its PID then names it). */
+static int send_signal(struct sigengine *e, const struct task_handle *h, siginfo_t *si)
+{
+	if (h->pidfd >= 0 && h->tid != h->pid)
+		return (int)syscall(SYS_pidfd_send_signal, h->pidfd, e->sig, si, 0U);
+	if (h->pidfd >= 0 && e->leader_by_pidfd != 0) {
+		int r = (int)syscall(SYS_pidfd_send_signal, h->pidfd, e->sig, si, PIDFD_SIGNAL_THREAD_);
+
+		if (r == 0 || errno != EINVAL) {
+			e->leader_by_pidfd = 1;
+			return r;
+		}
+		e->leader_by_pidfd = 0;
+	}
+	if (sys_pidfd_exited(e->pidfd) != 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	return (int)syscall(SYS_rt_tgsigqueueinfo, e->pid, h->tid, e->sig, si);
+}
+
+void sigengine_send(struct sigengine *e, const struct task_handle *h, struct sigticket *t)
+{
+	const struct sigplan plan = { .pid = e->pid, .sig = e->sig };
+	siginfo_t si;
+
+	memset(t, 0, sizeof(*t));
+	if (sigengine_route(&plan, h->tid, t->why, sizeof(t->why), &t->eintr) < 0)
+		return;
+	if (e->next >= e->nslots) {
+		snprintf(t->why, sizeof(t->why), "no slot left for it");
+		return;
+	}
+	t->slot = e->next++;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = e->sig;
+	si.si_code = SIGH_SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	si.si_value.sival_ptr = (void *)(uintptr_t)((uint64_t)e->nonce << 32 | t->slot);
+	clock_gettime(CLOCK_MONOTONIC, &t->at);
+	if (send_signal(e, h, &si) < 0) {
+		snprintf(t->why, sizeof(t->why), "the signal could not be sent (%s)", strerror(errno));
+		return;
+	}
+	t->sent = true;
+}
+
+static long us_since(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) * 1000000 + (now.tv_nsec - since->tv_nsec) / 1000;
+}
+
+/* Whether the signal ended a system call with EINTR: the interrupted
+ * return register is -EINTR right after a system call instruction (read,
+ * bounded, from the target's memory). */
+static bool ended_a_call(const struct task_handle *h, uint64_t pc, uint64_t ret)
+{
+	unsigned char insn[8];
+
+	if ((int64_t)ret != -EINTR || pc < arch_syscall_insn_len)
+		return false;
+	return tracee_mem_read(h->tid, pc - arch_syscall_insn_len, insn, arch_syscall_insn_len) == 0 &&
+	       memcmp(insn, arch_syscall_insn, arch_syscall_insn_len) == 0;
+}
+
+/* Sleep on ndone until it moves or ms pass: the handler wakes it when
+ * `waiting' is set (sighandler.h). */
+static void wait_answers(struct sigengine *e, long ms)
+{
+	_Atomic uint32_t *ndone = word(e, SIGH_NDONE);
+	uint32_t seen = atomic_load(ndone);
+	struct timespec nap = { ms / 1000, (ms % 1000) * 1000000 };
+
+	atomic_store(word(e, SIGH_WAITING), 1);
+	(void)syscall(SYS_futex, ndone, FUTEX_WAIT, seen, &nap, NULL, 0);
+	atomic_store(word(e, SIGH_WAITING), 0);
+}
+
+int sigengine_collect(struct sigengine *e, struct sigticket *t, const struct task_handle *h,
+		      struct ptrace_result *res, long *delay_us, bool *interrupted)
+{
+	const unsigned char *slot;
+	int64_t rv;
+	uint64_t pc, ret;
+
+	*interrupted = false;
+	*delay_us = -1;
+	if (!t->sent)
+		return -1;
+	slot = slot_of(e, t->slot);
+	for (;;) {
+		long left;
+
+		if (atomic_load((_Atomic uint32_t *)(slot + SIGH_SLOT_STATE)) == 1)
+			break;
+		left = SIGENGINE_DEADLINE_MS - us_since(&t->at) / 1000;
+		if (left <= 0) {
+			snprintf(t->why, sizeof(t->why), "no answer to signal %d within %d ms", e->sig,
+				 SIGENGINE_DEADLINE_MS);
+			return -1;
+		}
+		wait_answers(e, left < 50 ? left : 50);
+	}
+	*delay_us = us_since(&t->at);
+	memcpy(&rv, slot + SIGH_SLOT_RV, sizeof(rv));
+	memcpy(&pc, slot + SIGH_SLOT_PC, sizeof(pc));
+	memcpy(&ret, slot + SIGH_SLOT_RET, sizeof(ret));
+	memset(res, 0, sizeof(*res));
+	res->yama_scope = -1;
+	res->held_us = -1;
+	if (rv > 0 || rv < -4095) {
+		res->failure = FAIL_INJECTION;
+		res->err = EPROTO;
+		snprintf(res->detail, sizeof(res->detail), "the handler's answer is nonsense");
+		return 0;
+	}
+	res->err = (int)-rv;
+	*interrupted = !t->eintr && ended_a_call(h, pc, ret);
+	return 0;
+}
+
+#else /* !PMP_SIGENGINE_SUPPORTED */
+
+void sigengine_plan(pid_t pid, struct sigplan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+	plan->pid = pid;
+	snprintf(plan->why, sizeof(plan->why), "no signal engine on this architecture");
+}
+
+int sigengine_route(const struct sigplan *plan, pid_t tid, char *why, size_t len, bool *eintr)
+{
+	(void)tid;
+	*eintr = false;
+	snprintf(why, len, "%s", plan->why);
+	return -1;
+}
+
+struct sigengine *sigengine_start(struct ptrace_session *s, const struct sigplan *plan,
+				  const struct task_handle *h, const struct ptrace_request *req,
+				  struct ptrace_result *res, char *why, size_t len)
+{
+	ptrace_set_thread_policy(s, h, req, res);
+	snprintf(why, len, "%s", plan->why);
+	return NULL;
+}
+
+void sigengine_send(struct sigengine *e, const struct task_handle *h, struct sigticket *t)
+{
+	(void)e;
+	(void)h;
+	memset(t, 0, sizeof(*t));
+}
+
+int sigengine_collect(struct sigengine *e, struct sigticket *t, const struct task_handle *h,
+		      struct ptrace_result *res, long *delay_us, bool *interrupted)
+{
+	(void)e, (void)t, (void)h, (void)res, (void)delay_us, (void)interrupted;
+	return -1;
+}
+
+void sigengine_end(struct sigengine *e, char *note, size_t len)
+{
+	(void)e;
+	if (len)
+		note[0] = '\0';
+}
+
+#endif /* PMP_SIGENGINE_SUPPORTED */
