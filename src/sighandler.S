@@ -22,6 +22,8 @@
 #define NR_FUTEX		202
 #define NR_SET_MEMPOLICY	238
 #define NR_RT_SIGRETURN		15
+#define NR_CLOCK_GETTIME	228
+#define CLOCK_MONOTONIC_	1
 #define FUTEX_WAKE		1	/* not FUTEX_PRIVATE: the tool sleeps in another process */
 #define UC_RIP			168	/* ucontext: uc_mcontext.gregs[REG_RIP] */
 #define UC_RAX			144	/* and [REG_RAX] */
@@ -52,13 +54,17 @@ pmp_sigh_handler:			/* rdi signal, rsi siginfo, rdx ucontext */
 	cmp	SIGH_NSLOTS(%rbx), %eax
 	jae	.Lout
 	shl	$SIGH_SLOT_SHIFT, %rax
-	lea	SIGH_SLOTS_AT(%rbx,%rax), %rcx
-	mov	%r14, SIGH_SLOT_RV(%rcx)
+	lea	SIGH_SLOTS_AT(%rbx,%rax), %r15
+	mov	%r14, SIGH_SLOT_RV(%r15)
 	mov	UC_RIP(%r13), %rax
-	mov	%rax, SIGH_SLOT_PC(%rcx)
+	mov	%rax, SIGH_SLOT_PC(%r15)
 	mov	UC_RAX(%r13), %rax
-	mov	%rax, SIGH_SLOT_RET(%rcx)
-	movl	$1, SIGH_SLOT_STATE(%rcx)	/* x86 keeps stores in order */
+	mov	%rax, SIGH_SLOT_RET(%r15)
+	mov	$CLOCK_MONOTONIC_, %edi
+	lea	SIGH_SLOT_TIME(%r15), %rsi
+	mov	$NR_CLOCK_GETTIME, %eax
+	syscall
+	movl	$1, SIGH_SLOT_STATE(%r15)	/* x86 keeps stores in order */
 	lock incl SIGH_NDONE(%rbx)
 	cmpl	$0, SIGH_WAITING(%rbx)
 	je	.Lout
@@ -84,6 +90,8 @@ pmp_sigh_end:
 #define NR_FUTEX		98
 #define NR_SET_MEMPOLICY	237
 #define NR_RT_SIGRETURN		139
+#define NR_CLOCK_GETTIME	113
+#define CLOCK_MONOTONIC_	1
 #define FUTEX_WAKE		1
 #define UC_PC			440	/* ucontext: uc_mcontext.pc */
 #define UC_X0			184	/* and regs[0] */
@@ -126,15 +134,19 @@ pmp_sigh_handler:			/* x0 signal, x1 siginfo, x2 ucontext */
 	ldr	w11, [x19, #SIGH_NSLOTS]
 	cmp	w9, w11
 	b.hs	.Lout
-	add	x10, x19, #SIGH_SLOTS_AT
-	add	x10, x10, x9, lsl #SIGH_SLOT_SHIFT
-	str	x22, [x10, #SIGH_SLOT_RV]
+	add	x23, x19, #SIGH_SLOTS_AT
+	add	x23, x23, x9, lsl #SIGH_SLOT_SHIFT
+	str	x22, [x23, #SIGH_SLOT_RV]
 	ldr	x9, [x21, #UC_PC]
-	str	x9, [x10, #SIGH_SLOT_PC]
+	str	x9, [x23, #SIGH_SLOT_PC]
 	ldr	x9, [x21, #UC_X0]
-	str	x9, [x10, #SIGH_SLOT_RET]
+	str	x9, [x23, #SIGH_SLOT_RET]
+	mov	x0, #CLOCK_MONOTONIC_
+	add	x1, x23, #SIGH_SLOT_TIME
+	mov	x8, #NR_CLOCK_GETTIME
+	svc	#0
 	mov	w9, #1
-	stlr	w9, [x10]		/* SIGH_SLOT_STATE, after the rest */
+	stlr	w9, [x23]		/* SIGH_SLOT_STATE, after the rest */
 	inc32	x19, SIGH_NDONE
 	ldr	w10, [x19, #SIGH_WAITING]
 	cbz	w10, .Lout

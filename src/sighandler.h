@@ -23,8 +23,9 @@
  *      half is the run's nonce and whose low half is a slot below nslots:
  *      the slot gets the call's result, the interrupted pc and return
  *      register (so the tool can tell a system call the signal ended with
- *      EINTR), then its state 1; ndone += 1, and a FUTEX_WAKE of ndone if
- *      the tool is waiting
+ *      EINTR) and the time (clock_gettime(2), for the tool's figure of
+ *      each thread's delay), then its state 1; ndone += 1, and a
+ *      FUTEX_WAKE of ndone if the tool is waiting
  *   4. left += 1, then rt_sigreturn(2) straight away: the kernel puts back
  *      every register, the signal mask and the stack from the frame, and
  *      errno was never touched (raw system calls).
@@ -59,12 +60,13 @@
 #define SIGH_SLOTS_AT		12288	/* the slots */
 
 /* One slot: a thread's answer. */
-#define SIGH_SLOT_SIZE		32
-#define SIGH_SLOT_SHIFT		5
+#define SIGH_SLOT_SIZE		64
+#define SIGH_SLOT_SHIFT		6
 #define SIGH_SLOT_STATE		0	/* u32: 1 once the rest is written */
 #define SIGH_SLOT_RV		8	/* s64: set_mempolicy's return (0 or -errno) */
 #define SIGH_SLOT_PC		16	/* u64: the pc the signal interrupted */
 #define SIGH_SLOT_RET		24	/* u64: the return register there (rax, x0) */
+#define SIGH_SLOT_TIME		32	/* struct timespec: CLOCK_MONOTONIC when it ran */
 
 #define SIGH_SI_QUEUE		(-1)	/* si_code of rt_tgsigqueueinfo and pidfd_send_signal */
 

@@ -81,11 +81,14 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct timespec ts = { 0, 400 * 1000 * 1000 };
+	stack_t old;
 
+	/* A sanitizer runtime gives each thread an altstack of its own and
+	 * unmaps it at exit: it must find that one again, not ours. */
 	if (w->role == R_ALTSTACK) {
 		stack_t ss = { .ss_sp = w->alt, .ss_size = ALTSTACK };
 
-		if (sigaltstack(&ss, NULL) < 0)
+		if (sigaltstack(&ss, &old) < 0)
 			die("sigaltstack");
 	}
 	atomic_store(&w->tid, (int)syscall(SYS_gettid));
@@ -109,6 +112,8 @@ static void *worker_main(void *arg)
 		break;
 	}
 	own_mode(w);
+	if (w->role == R_ALTSTACK && sigaltstack(&old, NULL) < 0)
+		die("sigaltstack");
 	return NULL;
 }
 
@@ -194,6 +199,11 @@ static int64_t slot_i64(uint32_t i, size_t off)
 	return v;
 }
 
+static int ts_le(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec <= b->tv_nsec);
+}
+
 /* The bytes before pc are a system call instruction. */
 static int after_syscall_insn(uint64_t pc)
 {
@@ -213,6 +223,7 @@ int main(void)
 {
 	struct worker w[NROLES];
 	struct ksigaction act, old;
+	struct timespec sent, seen;
 	sigset_t before, after;
 	int altered = 0;
 
@@ -243,9 +254,17 @@ int main(void)
 			usleep(1000);
 	usleep(100 * 1000);	/* the reader and the sleeper are inside their calls */
 
+	clock_gettime(CLOCK_MONOTONIC, &sent);
 	for (int i = 0; i < NROLES; i++)
 		ok(send(w[i].tid, NONCE, (uint32_t)i) == 0, "signal %d sent", i);
 	ok(wait_done(NROLES) == 0, "every thread wrote its slot (ndone %u)", *u32_at(SIGH_NDONE));
+	clock_gettime(CLOCK_MONOTONIC, &seen);
+	for (int i = 0; i < NROLES; i++) {
+		struct timespec ran;
+
+		memcpy(&ran, slot((uint32_t)i) + SIGH_SLOT_TIME, sizeof(ran));
+		ok(ts_le(&sent, &ran) && ts_le(&ran, &seen), "slot %d: the time it ran is between the signal and now", i);
+	}
 	for (int i = 0; i < NROLES; i++)
 		ok(slot(i)[SIGH_SLOT_STATE] == 1 && slot_i64((uint32_t)i, SIGH_SLOT_RV) == 0,
 		   "slot %d: written, set_mempolicy returned 0 (%lld)", i,
