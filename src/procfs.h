@@ -57,8 +57,9 @@ int procfs_parse_mountinfo_line(const char *line, size_t len);
 
 /* ---- readers ---------------------------------------------------------- */
 
-/* Read a small file (under /proc or /sys) into buf, NUL-terminated.
- * Returns the length, or -1 with errno. */
+/* Read a small file (under /proc or /sys) into buf, NUL-terminated; a
+ * read that returns less than asked ends it, as it does a pseudo-file of
+ * the kernel.  Returns the length, or -1 with errno. */
 ssize_t procfs_read_file(const char *path, char *buf, size_t len);
 
 /* Call fn with each line of the file at path (without its newline), read
