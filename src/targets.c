@@ -210,7 +210,46 @@ struct walk {
 	struct task_listing listing;
 	struct closer closer;
 	const struct task_visitor *v;
+	struct task_handle batch[TARGETS_BATCH];	/* handles not yet handed over */
+	size_t nbatch, batch_cap;
 };
+
+/* Hand the batch over, then let its pidfds go (but the leader's: it is
+ * the process pidfd, closed with the walk). */
+static void flush_batch(struct walk *w)
+{
+	if (!w->nbatch)
+		return;
+	w->v->tasks(w->batch, w->nbatch, w->v->arg);
+	for (size_t i = 0; i < w->nbatch; i++)
+		if (w->batch[i].tid != w->process.pid)
+			closer_take(&w->closer, &w->batch[i]);
+	w->nbatch = 0;
+}
+
+/* A handle of the process as a whole (a failure of the walk): alone. */
+static void visit_alone(const struct walk *w, struct task_handle *h)
+{
+	if (w->v->tasks)
+		w->v->tasks(h, 1, w->v->arg);
+	else
+		w->v->task(h, w->v->arg);
+}
+
+/* Visit h now, or with the next batch; its pidfd is the walk's to close
+ * afterwards (but the leader's). */
+static void visit(struct walk *w, struct task_handle *h)
+{
+	if (!w->v->tasks) {
+		w->v->task(h, w->v->arg);
+		if (h->tid != w->process.pid)
+			closer_take(&w->closer, h);
+		return;
+	}
+	w->batch[w->nbatch++] = *h;
+	if (w->nbatch == w->batch_cap)
+		flush_batch(w);
+}
 
 static bool is_member(const struct walk *w, pid_t tid)
 {
@@ -332,14 +371,14 @@ static int visit_entries(struct walk *w, const char *buf, size_t len, struct pas
 		if (tid == w->process.pid) {
 			h = w->process;	/* the leader: the process pidfd itself */
 			h.per_thread = true;
-			w->v->task(&h, w->v->arg);
+			visit(w, &h);
 			continue;
 		}
 		open_thread(w, tid, &h);
 		p->last.gone = h.problem == FAIL_EXITED;
-		w->v->task(&h, w->v->arg);
-		closer_take(&w->closer, &h);
+		visit(w, &h);
 	}
+	flush_batch(w);
 	return 0;
 }
 
@@ -385,7 +424,7 @@ static void visit_listing_failure(struct walk *w, int err)
 	if (h.problem == FAIL_ERRNO && (err == ENOENT || err == EACCES))
 		h.problem = FAIL_PROC_HIDDEN;
 	h.err = err;
-	w->v->task(&h, w->v->arg);
+	visit_alone(w, &h);
 }
 
 /* Pass after pass until one finds no new thread.  0, or -1 out of memory. */
@@ -428,7 +467,7 @@ static int walk_threads(struct walk *w)
 		struct task_handle h = w->process;
 
 		h.problem = FAIL_UNSETTLED;
-		w->v->task(&h, w->v->arg);
+		visit_alone(w, &h);
 	}
 	return 0;
 }
@@ -439,14 +478,15 @@ int targets_walk(const struct pid_spec *spec, bool all_threads, const struct tas
 	int ret = 0;
 
 	closer_init(&w.closer);
+	w.batch_cap = w.closer.cap < TARGETS_BATCH ? w.closer.cap : TARGETS_BATCH;
 	open_process(spec, &w.process);
 	if (interrupt_signal() && (w.process.problem != FAIL_NONE || !all_threads)) {
 		/* interrupted: what is not reached is counted, not visited */
 		if (w.process.problem == FAIL_NONE)
 			interrupt_left(1);
-	} else if (w.process.problem != FAIL_NONE || !all_threads)
-		v->task(&w.process, v->arg);
-	else
+	} else if (w.process.problem != FAIL_NONE || !all_threads) {
+		visit_alone(&w, &w.process);
+	} else
 		ret = walk_threads(&w);
 	if (v->process_done)
 		v->process_done(w.process.pid, v->arg);

@@ -36,13 +36,20 @@ struct task_handle {
 	uint64_t inode;		/* FAIL_INODE_MISMATCH: what the pidfd has */
 };
 
-/* What a walk calls: task for each handle, then process_done (if not NULL)
- * once the process's last handle has been visited, so that whatever the
- * visitor keeps per process can be let go. */
+/* Handles a walk hands over at once, at most (fewer when RLIMIT_NOFILE is
+ * low): their pidfds are open together. */
+#define TARGETS_BATCH 64
+
+/* What a walk calls: task for each handle, or, where tasks is not NULL,
+ * tasks for the handles of one process found in one read of its thread
+ * list, TARGETS_BATCH at most, in listing order; then process_done (if
+ * not NULL) once the process's last handle has been visited, so that
+ * whatever the visitor keeps per process can be let go. */
 struct task_visitor {
 	void (*task)(struct task_handle *h, void *arg);
 	void (*process_done)(pid_t pid, void *arg);
 	void *arg;
+	void (*tasks)(struct task_handle *hs, size_t n, void *arg);
 };
 
 /* Whether the task's name (comm) could be read as its own: if not, its

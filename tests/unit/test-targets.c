@@ -72,6 +72,33 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+/* A walk in batches: each batch's size, and whether every handle's
+ * pidfd was open while its batch was in hand. */
+struct batches {
+	struct visited *v;
+	size_t batches, largest;
+	int closed;	/* handles whose pidfd was not open */
+	int mixed;	/* batches with handles of more than one process */
+};
+
+static void collect(struct task_handle *h, void *arg);
+
+static void collect_batch(struct task_handle *hs, size_t n, void *arg)
+{
+	struct batches *b = arg;
+
+	b->batches++;
+	if (n > b->largest)
+		b->largest = n;
+	for (size_t i = 0; i < n; i++) {
+		if (hs[i].pid != hs[0].pid)
+			b->mixed++;
+		if (hs[i].problem == FAIL_NONE && fcntl(hs[i].pidfd, F_GETFD) < 0)
+			b->closed++;
+		collect(&hs[i], b->v);
+	}
+}
+
 /* Every TID a walk visits, in order of visit. */
 struct visited {
 	pid_t *tids;
@@ -202,11 +229,11 @@ int main(void)
 		struct pid_spec self = { .pid = getpid() };
 
 		memset(&s, 0, sizeof(s));
-		ok(targets_walk(&self, false, &(struct task_visitor){ count, NULL, &s }) == 0, "walk of the process");
+		ok(targets_walk(&self, false, &(struct task_visitor){ count, NULL, &s, NULL }) == 0, "walk of the process");
 		ok(s.handles == 1 && s.ok == 1 && s.leader == 1, "without -a: the leader alone, confirmed");
 
 		memset(&s, 0, sizeof(s));
-		ok(targets_walk(&self, true, &(struct task_visitor){ count, done, &s }) == 0, "walk of every thread");
+		ok(targets_walk(&self, true, &(struct task_visitor){ count, done, &s, NULL }) == 0, "walk of every thread");
 		ok(s.handles == 4, "with -a: four threads visited once each (got %d)", s.handles);
 		ok(s.done == 1 && s.done_pid == self.pid && s.handles_at_done == 4,
 		   "the process said done once, after its last thread");
@@ -233,7 +260,7 @@ int main(void)
 		ok(!sys_is_thread_of(getppid(), sleeper_tid), "and not a thread of our parent");
 		ok(!sys_is_thread_of(getpid(), getppid()), "our parent is not a thread of ours");
 		memset(&s, 0, sizeof(s));
-		targets_walk(&self, true, &(struct task_visitor){ count, NULL, &s });
+		targets_walk(&self, true, &(struct task_visitor){ count, NULL, &s, NULL });
 		ok(open_fds() == before, "a walk leaves no descriptor open (%d before, %d after)",
 		   before, open_fds());
 	}
@@ -271,7 +298,7 @@ int main(void)
 				break;
 		}
 		listed = threads_listed();
-		ok(targets_walk(&self, true, &(struct task_visitor){ collect, NULL, &v }) == 0, "walk of %zu threads", listed);
+		ok(targets_walk(&self, true, &(struct task_visitor){ collect, NULL, &v, NULL }) == 0, "walk of %zu threads", listed);
 		qsort(v.tids, v.n, sizeof(*v.tids), compare_tids);
 		for (size_t i = 1; i < v.n; i++)
 			dups += v.tids[i] == v.tids[i - 1];
@@ -280,11 +307,34 @@ int main(void)
 		   started, listed, v.n, dups);
 		free(v.tids);
 
+		/* the same walk in batches: each thread once, in batches of at
+		 * most TARGETS_BATCH, each handle's pidfd open in its batch,
+		 * and none left open after */
+		{
+			struct batches b = { .v = &v };
+			int fds_before = open_fds();
+
+			memset(&v, 0, sizeof(v));
+			ok(targets_walk(&self, true, &(struct task_visitor){ .tasks = collect_batch, .arg = &b }) == 0,
+			   "walk of %zu threads in batches", listed);
+			qsort(v.tids, v.n, sizeof(*v.tids), compare_tids);
+			dups = 0;
+			for (size_t i = 1; i < v.n; i++)
+				dups += v.tids[i] == v.tids[i - 1];
+			ok(v.n == listed && dups == 0, "in batches, each visited once (%zu visits, %zu twice)", v.n, dups);
+			ok(b.largest <= TARGETS_BATCH && b.batches >= v.n / TARGETS_BATCH && b.mixed == 0,
+			   "%zu batches of at most %d (largest %zu), one process each", b.batches, TARGETS_BATCH,
+			   b.largest);
+			ok(b.closed == 0, "every handle's pidfd open while its batch is in hand");
+			ok(open_fds() == fds_before, "no descriptor left after a walk in batches");
+			free(v.tids);
+		}
+
 		/* 6,000 born during the first pass: the reads of the end of
 		 * the list, and then the whole list, no longer fit the buffer */
 		memset(&v, 0, sizeof(v));
 		spawn_more = 6000;
-		ok(targets_walk(&self, true, &(struct task_visitor){ collect_and_spawn, NULL, &v }) == 0, "walk of threads multiplying");
+		ok(targets_walk(&self, true, &(struct task_visitor){ collect_and_spawn, NULL, &v, NULL }) == 0, "walk of threads multiplying");
 		listed = threads_listed();
 		qsort(v.tids, v.n, sizeof(*v.tids), compare_tids);
 		dups = 0;
@@ -299,7 +349,7 @@ int main(void)
 		struct pid_spec gone = { .pid = 4194304 };
 
 		memset(&s, 0, sizeof(s));
-		targets_walk(&gone, true, &(struct task_visitor){ count, NULL, &s });
+		targets_walk(&gone, true, &(struct task_visitor){ count, NULL, &s, NULL });
 		ok(s.handles == 1 && s.ok == 0, "a PID that names nothing gives one problem handle");
 	}
 	return tap_done();
