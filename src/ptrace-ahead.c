@@ -179,6 +179,22 @@ void ahead_fill(struct ahead *a, pid_t tid)
 		seize_ahead(a, a->next++);
 }
 
+void ahead_relist(struct ahead *a, const pid_t *tids, size_t n)
+{
+	pid_t *copy = n ? malloc(n * sizeof(*copy)) : NULL;
+
+	for (size_t i = a->whead; i < a->nwin; i++)
+		ahead_park(a, a->win[i].tid);
+	a->whead = a->nwin = 0;
+	free(a->tids);
+	a->tids = copy;
+	a->ntids = copy ? n : 0;	/* without memory, nothing is held ahead */
+	if (copy)
+		memcpy(copy, tids, n * sizeof(*copy));
+	a->listed = true;
+	a->cursor = a->next = 0;
+}
+
 bool ahead_take(struct ahead *a, pid_t tid, struct timespec *since)
 {
 	for (size_t i = a->whead; i < a->nwin; i++) {

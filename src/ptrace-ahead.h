@@ -66,6 +66,10 @@ void ahead_init(struct ahead *a, pid_t pid);
  * says why when it comes to it. */
 void ahead_fill(struct ahead *a, pid_t tid);
 
+/* The walk to come is tids[0..n) (the threads a signal engine left to
+ * the ptrace path), not the listing: what is held now is let go of. */
+void ahead_relist(struct ahead *a, const pid_t *tids, size_t n);
+
 /* A thread did not stop in time: hold every thread left from now on. */
 void ahead_widen(struct ahead *a);
 

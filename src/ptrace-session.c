@@ -127,6 +127,30 @@ static void orphan_job(void *arg)
 	unmap_scratch(s);
 }
 
+struct walk {
+	struct ahead *ahead;
+	const pid_t *tids;
+	size_t n;
+};
+
+static void walk_job(void *arg)
+{
+	const struct walk *w = arg;
+
+	ahead_relist(w->ahead, w->tids, w->n);
+}
+
+void ptrace_session_walk(struct ptrace_session *s, const pid_t *tids, size_t n)
+{
+	struct walk w = { NULL, tids, n };
+
+	if (!s)
+		return;
+	w.ahead = &s->ahead;
+	if (tracer_call(&s->tracer, walk_job, &w) == 0)
+		s->walked = true;
+}
+
 static void end_job(void *arg)
 {
 	ahead_end(arg);

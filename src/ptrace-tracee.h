@@ -46,6 +46,7 @@ struct ptrace_session {
 	struct tracer tracer;	/* the thread every request is made from */
 	struct ahead ahead;	/* threads held ahead, and parked ones */
 	bool signalled;		/* a signal engine runs: nothing is held ahead */
+	bool walked;		/* ... but for the walk it was told of */
 	void (*orphan_fn)(void *arg);	/* what the tool's death calls first */
 	void *orphan_arg;
 };

@@ -50,6 +50,13 @@ void ptrace_set_thread_policy(struct ptrace_session *s, const struct task_handle
 	snprintf(res->detail, sizeof(res->detail), "the ptrace backend supports x86_64 and aarch64 only");
 }
 
+void ptrace_session_walk(struct ptrace_session *s, const pid_t *tids, size_t n)
+{
+	(void)s;
+	(void)tids;
+	(void)n;
+}
+
 void ptrace_foresee(const struct task_handle *h, const struct ptrace_request *req,
 		    struct ptrace_result *res)
 {

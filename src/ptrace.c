@@ -443,7 +443,9 @@ static int set_policy(struct tracee *t)
 
 	c.arg[2] = len ? t->req->maxnode : 0;
 	/* a page taken away by the target (EFAULT, in our write or in its
-	 * call) is made again once */
+	 * call) is made again once; so is one whose address holds something
+	 * else now (EINVAL: an empty mask), such as a mapping made since in
+	 * the hole it left: the signal engine's, mapped after it */
 	for (int tries = 0;; tries++) {
 		if (len && scratch_mask(t, len, tries > 0, &c.arg[1]) < 0) {
 			if (tries == 0 && t->res->failure == FAIL_INJECTION && t->res->err == EFAULT)
@@ -452,7 +454,7 @@ static int set_policy(struct tracee *t)
 		}
 		if (tracee_make_call(t, &c, &rv) < 0)
 			return -1;
-		if (!len || rv != -EFAULT || tries > 0)
+		if (!len || (rv != -EFAULT && rv != -EINVAL) || tries > 0)
 			break;
 	}
 	if (rv < -4095 || rv > 0)
@@ -616,7 +618,7 @@ void ptrace_set_thread_policy(struct ptrace_session *s, const struct task_handle
 {
 	/* a signal engine's session holds nothing ahead: the threads after
 	 * this one take its signal, not a stop */
-	(void)tracee_run(s, h, req, res, set_policy_work, NULL, h->per_thread && !(s && s->signalled));
+	(void)tracee_run(s, h, req, res, set_policy_work, NULL, h->per_thread && !(s && s->signalled && !s->walked));
 	if (s && res->failure == FAIL_NONE) {
 		s->via = h->tid;
 		s->allow_seccomp = req->allow_seccomp;

@@ -207,10 +207,16 @@ int ptrace_work(struct ptrace_session *s, pid_t tid, ptrace_work_fn work, void *
  * up to 8 others, until one's work returns 0: 0, or -1 if none did. */
 int ptrace_work_any(struct ptrace_session *s, ptrace_work_fn work, void *arg);
 
-/* The session's threads take a signal engine's signal: hold none ahead;
- * and if the tool dies, its tracing process calls orphan(arg) before it
+/* The session's threads take a signal engine's signal: hold none ahead
+ * unless told which (ptrace_session_walk); and if the tool dies, its tracing process calls orphan(arg) before it
  * unmaps the scratch page and exits. */
 void ptrace_session_signalled(struct ptrace_session *s, void (*orphan)(void *arg), void *arg);
+
+/* The -a threads the session will be asked to set next, in order, are
+ * tids[0..n): hold them ahead as the walk comes (ptrace-ahead.h), so that
+ * the ones that do not stop time out together.  A session that takes a
+ * signal engine's signal holds nothing ahead until told this. */
+void ptrace_session_walk(struct ptrace_session *s, const pid_t *tids, size_t n);
 
 /* What ptrace_set_thread_policy would say of the thread h names, without
  * touching it, for a dry run: the same checks it makes before attaching
