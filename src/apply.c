@@ -20,6 +20,7 @@
 #include "nodes.h"
 #include "privs.h"
 #include "ptrace.h"
+#include "interrupt.h"
 #include "procfs.h"
 #include "spread.h"
 #include "text.h"
@@ -110,6 +111,15 @@ static void foresee_refusal(struct applier *a, struct task_handle *h,
 		o->kind = OUTCOME_WOULD_APPLY;
 }
 
+/* Whether the thread runs under a seccomp filter, which is what can refuse
+ * it its own set_mempolicy(2) with EPERM (an LSM can too). */
+static bool thread_under_seccomp(const struct task_handle *h)
+{
+	struct proc_status st;
+
+	return procfs_task_status(h->pid, h->tid, &st) == 0 && st.seccomp > 0;
+}
+
 /* The kernel (or the thread itself, through ptrace) refused the policy
  * with err: say why in the terms an admin can act on. */
 static void explain_refusal(struct applier *a, struct task_handle *h,
@@ -124,6 +134,8 @@ static void explain_refusal(struct applier *a, struct task_handle *h,
 	case EPERM:
 		if (targets_is_kernel_thread(h))
 			f = FAIL_KERNEL_THREAD;
+		else if (a->backend == BACKEND_PTRACE)	/* no capability is needed for one's own */
+			f = thread_under_seccomp(h) ? FAIL_SECCOMP_REFUSED : FAIL_ACCESS_DENIED;
 		else if (caller_lacks_sys_nice(a))
 			f = FAIL_NEEDS_CAP;
 		else
@@ -274,27 +286,42 @@ static void ptrace_failed(struct applier *a, struct task_handle *h, const struct
 	fail(o, h, res->failure, res->err);
 }
 
+/* A thread's session: one per process, the one before ended first. */
+static void ensure_session(struct applier *a, const struct task_handle *h)
+{
+	if (a->session && ptrace_session_pid(a->session) != h->pid)
+		apply_process_done(a, ptrace_session_pid(a->session));
+	if (!a->session)
+		a->session = ptrace_session_begin(h->pid);
+}
+
+/* What the ptrace backend said of the thread (set through ptrace or by
+ * its signal handler) as an outcome. */
+static void ptrace_outcome(struct applier *a, struct task_handle *h, const struct ptrace_result *res,
+			   struct outcome *o)
+{
+	if (res->failure == FAIL_NONE) {
+		/* the call ran in the thread: the syscall's errors, from itself */
+		if (res->err)
+			explain_refusal(a, h, res->err, o);
+		else
+			o->kind = OUTCOME_APPLIED;
+		return;
+	}
+	ptrace_failed(a, h, res, o);
+}
+
 /* The ptrace backend: the thread calls set_mempolicy(2) itself. */
 static void set_by_ptrace(struct applier *a, struct task_handle *h, struct outcome *o)
 {
 	struct ptrace_request req = ptrace_request_of(a);
 	struct ptrace_result res;
 
-	if (a->session && ptrace_session_pid(a->session) != h->pid)
-		apply_process_done(a, ptrace_session_pid(a->session));
-	if (!a->session)
-		a->session = ptrace_session_begin(h->pid);
+	ensure_session(a, h);
 	ptrace_set_thread_policy(a->session, h, &req, &res);
 	o->held_us = res.held_us;
-	if (res.failure == FAIL_NONE) {
-		/* the call ran in the thread: the syscall's errors, from itself */
-		if (res.err)
-			explain_refusal(a, h, res.err, o);
-		else
-			o->kind = OUTCOME_APPLIED;
-		return;
-	}
-	ptrace_failed(a, h, &res, o);
+	o->path = PATH_PTRACE;
+	ptrace_outcome(a, h, &res, o);
 }
 
 /* --dry-run, ptrace backend: what the engine would refuse, then what the
@@ -355,35 +382,89 @@ static pid_t self_pid(void)
 	return self;
 }
 
+/* The ptrace backend's refusals before any path: a handle that could not
+ * be made (a kernel without thread pidfds still lets ptrace go by TID),
+ * the tool itself (PTRACE_SEIZE of oneself: EPERM), a frozen cgroup.
+ * true when one decided. */
+static bool ptrace_refuses(struct applier *a, struct task_handle *h, struct outcome *o)
+{
+	if (h->problem != FAIL_NONE && h->problem != FAIL_NO_THREAD_PIDFD) {
+		fail(o, h, h->problem, h->err);
+		return true;
+	}
+	if (h->pid == self_pid()) {
+		fail(o, h, FAIL_SELF, 0);
+		return true;
+	}
+	return frozen_refuses(a, h, o);
+}
+
+/* The signal engine's plan of h's process, read once per process. */
+static const struct sigplan *plan_of(struct applier *a, pid_t pid)
+{
+	if (a->plan_of != pid) {
+		sigengine_plan(pid, &a->plan);
+		a->plan_of = pid;
+		a->engine_tries = 0;
+		a->engine_why[0] = '\0';
+	}
+	return &a->plan;
+}
+
+/* --dry-run: the path a real run would take.  The signal engine is for
+ * -a; its handler goes in through the first thread, which ptrace sets. */
+static void foresee_path(struct applier *a, struct task_handle *h, struct outcome *o)
+{
+	const struct sigplan *plan;
+	bool eintr;
+
+	o->path = PATH_PTRACE;
+	if (a->no_signal || !h->per_thread)
+		return;
+	plan = plan_of(a, h->pid);
+	if (!plan->sig) {
+		o->path_why = plan->why;
+	} else if ((o->engine = true) && a->installer_of != h->pid) {
+		a->installer_of = h->pid;
+		o->path_why = "the signal handler would be put in through it";
+	} else if (sigengine_route(plan, h->tid, a->path_why, sizeof(a->path_why), &eintr) == 0) {
+		o->path = PATH_SIGNAL;
+	} else {
+		o->path_why = a->path_why;
+	}
+}
+
+/* The ptrace backend, one thread (a dry run foresees it by the same
+ * rules). */
+static void apply_ptrace(struct applier *a, struct task_handle *h, struct outcome *o)
+{
+	if (ptrace_refuses(a, h, o))
+		return;
+	if (a->action == ACTION_DRY_RUN) {
+		foresee_by_ptrace(a, h, o);
+		if (o->kind == OUTCOME_WOULD_APPLY)
+			foresee_path(a, h, o);
+	} else {
+		set_by_ptrace(a, h, o);
+	}
+	if (o->kind == OUTCOME_FAILED && o->failure == FAIL_EXITED)
+		o->failure = exited(h);
+	if (o->kind == OUTCOME_APPLIED && a->migrate)
+		migrate_process(a, h, &o->migration);
+}
+
 static void apply_one(struct applier *a, struct task_handle *h, struct outcome *o)
 {
-	*o = (struct outcome){ .detail.yama_scope = -1, .held_us = -1 };
+	*o = (struct outcome){ .detail.yama_scope = -1, .held_us = -1, .delay_us = -1 };
 	/* reading /proc needs no pidfd: a kernel without thread pidfds can
 	 * still show every thread */
 	if (a->action == ACTION_SHOW && h->problem == FAIL_NO_THREAD_PIDFD) {
 		read_state(a, h, o);
 		return;
 	}
-	/* nor does ptrace; a dry run foresees it by the same rules */
-	if ((a->action == ACTION_SET || a->action == ACTION_DRY_RUN) && a->backend == BACKEND_PTRACE &&
-	    (h->problem == FAIL_NONE || h->problem == FAIL_NO_THREAD_PIDFD)) {
-		if (h->pid == self_pid()) {	/* PTRACE_SEIZE of oneself: EPERM */
-			fail(o, h, FAIL_SELF, 0);
-			return;
-		}
-		if (frozen_refuses(a, h, o))
-			return;
-		if (a->action == ACTION_DRY_RUN) {
-			foresee_by_ptrace(a, h, o);
-			if (o->kind == OUTCOME_FAILED && o->failure == FAIL_EXITED)
-				o->failure = exited(h);
-			return;
-		}
-		set_by_ptrace(a, h, o);
-		if (o->kind == OUTCOME_FAILED && o->failure == FAIL_EXITED)
-			o->failure = exited(h);
-		if (o->kind == OUTCOME_APPLIED && a->migrate)
-			migrate_process(a, h, &o->migration);
+	/* nor does ptrace */
+	if ((a->action == ACTION_SET || a->action == ACTION_DRY_RUN) && a->backend == BACKEND_PTRACE) {
+		apply_ptrace(a, h, o);
 		return;
 	}
 	if (h->problem != FAIL_NONE) {
@@ -396,6 +477,8 @@ static void apply_one(struct applier *a, struct task_handle *h, struct outcome *
 		return;
 	case ACTION_DRY_RUN:
 		foresee_refusal(a, h, o);
+		if (o->kind == OUTCOME_WOULD_APPLY)
+			o->path = PATH_SYSCALL;
 		return;
 	case ACTION_MIGRATE:
 		migrate_only(a, h, o);
@@ -404,6 +487,7 @@ static void apply_one(struct applier *a, struct task_handle *h, struct outcome *
 		break;
 	}
 	set_by_syscall(a, h, o);
+	o->path = o->kind == OUTCOME_APPLIED ? PATH_SYSCALL : PATH_NONE;
 	if (o->kind == OUTCOME_FAILED && o->failure == FAIL_EXITED)
 		o->failure = exited(h);
 	if (o->kind == OUTCOME_APPLIED && a->migrate)
@@ -421,10 +505,130 @@ void apply_task(struct applier *a, struct task_handle *h, struct outcome *o)
 		o->before = &a->before;
 }
 
+/* ---- a batch through the signal engine ----------------------------------- */
+
+#define ENGINE_TRIES 3	/* threads the handler may be put in through, per process */
+
+/* The first step of a batch's handle: refused, or the thread the handler
+ * goes in through (set by ptrace in the same stop), or sent its signal,
+ * or left to the ptrace path (why in its ticket). */
+static void begin_item(struct applier *a, struct task_handle *h, struct apply_item *it)
+{
+	const struct sigplan *plan;
+
+	memset(it, 0, sizeof(*it));
+	it->o = (struct outcome){ .detail.yama_scope = -1, .held_us = -1, .delay_us = -1 };
+	if (ptrace_refuses(a, h, &it->o)) {
+		it->decided = true;
+		return;
+	}
+	it->have_before = a->read_before && h->problem == FAIL_NONE &&
+			  inspect_policy(h->pid, h->tid, &it->before, &a->witness) == 0;
+	ensure_session(a, h);
+	plan = plan_of(a, h->pid);
+	if (!a->engine && plan->sig && a->engine_tries < ENGINE_TRIES) {
+		struct ptrace_request req = ptrace_request_of(a);
+
+		a->engine = sigengine_start(a->session, plan, h, &req, &it->res, a->engine_why,
+					    sizeof(a->engine_why));
+		/* a thread that was set had the handler tried: that answer stands */
+		a->engine_tries = it->res.failure == FAIL_NONE ? ENGINE_TRIES : a->engine_tries + 1;
+		it->installer = true;
+		return;
+	}
+	if (a->engine) {
+		sigengine_send(a->engine, h, &it->ticket);
+		return;
+	}
+	snprintf(it->ticket.why, sizeof(it->ticket.why), "%s", plan->sig ? a->engine_why : plan->why);
+}
+
+/* The second step, for the threads that were sent the signal: their
+ * answers; and the ptrace session told which threads are left to it, so
+ * that those that do not stop (a vfork parent) time out together. */
+static void collect_items(struct applier *a, struct task_handle *hs, size_t n)
+{
+	pid_t left[TARGETS_BATCH];
+	size_t nleft = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct apply_item *it = &a->items[i];
+
+		if (it->decided || it->installer)
+			continue;
+		it->answered = it->ticket.sent &&
+			       sigengine_collect(a->engine, &it->ticket, &hs[i], &it->res, &it->o.delay_us,
+						 &it->o.interrupted) == 0;
+		if (!it->answered)
+			left[nleft++] = hs[i].tid;
+	}
+	if (nleft > 1)
+		ptrace_session_walk(a->session, left, nleft);
+}
+
+/* The last step: the outcome, from the ptrace path, or from the thread's
+ * answer (or from the ptrace path if none came).  false when an
+ * interruption came first for a thread the ptrace path was still to do. */
+static bool finish_item(struct applier *a, struct task_handle *h, struct apply_item *it)
+{
+	struct outcome *o = &it->o;
+
+	if (it->decided)
+		return true;
+	if (it->installer) {
+		o->held_us = it->res.held_us;
+		o->path = PATH_PTRACE;
+		o->path_why = a->engine ? "the signal handler was put in through it" : a->engine_why;
+		ptrace_outcome(a, h, &it->res, o);
+	} else if (it->answered) {
+		o->path = PATH_SIGNAL;
+		ptrace_outcome(a, h, &it->res, o);
+	} else if (interrupt_signal()) {
+		interrupt_left(1);
+		return false;
+	} else {
+		set_by_ptrace(a, h, o);
+		o->path_why = it->ticket.why;
+	}
+	o->engine = a->engine != NULL;
+	if (o->kind == OUTCOME_FAILED && o->failure == FAIL_EXITED)
+		o->failure = exited(h);
+	if (o->kind == OUTCOME_APPLIED && a->migrate)
+		migrate_process(a, h, &o->migration);
+	if (it->have_before) {
+		a->before = it->before;
+		o->before = &a->before;
+	}
+	return true;
+}
+
+void apply_tasks(struct applier *a, struct task_handle *hs, size_t n, apply_done_fn done, void *arg)
+{
+	if (n > TARGETS_BATCH || a->action != ACTION_SET || a->backend != BACKEND_PTRACE || a->no_signal ||
+	    !PMP_SIGENGINE_SUPPORTED || !hs[0].per_thread) {
+		for (size_t i = 0; i < n; i++) {
+			struct outcome o;
+
+			apply_task(a, &hs[i], &o);
+			done(&hs[i], &o, arg);
+		}
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		begin_item(a, &hs[i], &a->items[i]);
+	collect_items(a, hs, n);
+	for (size_t i = 0; i < n; i++)
+		if (finish_item(a, &hs[i], &a->items[i]))
+			done(&hs[i], &a->items[i].o, arg);
+}
+
 void apply_process_done(struct applier *a, pid_t pid)
 {
+	a->note[0] = '\0';
 	if (!a->session || ptrace_session_pid(a->session) != pid)
 		return;
+	sigengine_end(a->engine, a->note, sizeof(a->note));
+	a->engine = NULL;
 	ptrace_session_end(a->session);
 	a->session = NULL;
 }

@@ -17,6 +17,7 @@
 #include "inspect.h"
 #include "policy.h"
 #include "ptrace.h"
+#include "sigengine.h"
 #include "spread.h"
 #include "sys.h"
 #include "targets.h"
@@ -40,6 +41,14 @@ struct migration {
 	const struct spread_result *detail;	/* spread: per node, why pages stayed */
 };
 
+/* How a thread's policy was (or, in a dry run, would be) set. */
+enum set_path {
+	PATH_NONE,		/* not set, or not a setting */
+	PATH_SYSCALL,		/* pidfd_set_mempolicy(2) */
+	PATH_PTRACE,		/* its own set_mempolicy(2), in a ptrace stop of its own */
+	PATH_SIGNAL,		/* its own set_mempolicy(2), in the signal engine's handler */
+};
+
 /* What became of one task.  Its texts point into the applier's buffers
  * and are valid until the applier's next task. */
 struct outcome {
@@ -52,6 +61,14 @@ struct outcome {
 						 * policy before; NULL if not read */
 	long held_us;			/* the ptrace backend: how long the thread was
 					 * held (interrupt to release); -1 if not */
+	enum set_path path;		/* setting, dry run: how */
+	const char *path_why;		/* PATH_PTRACE under the ptrace backend: why
+					 * not by signal; NULL if no engine was asked */
+	long delay_us;			/* PATH_SIGNAL: from the signal to the answer; -1 */
+	bool interrupted;		/* PATH_SIGNAL: the signal ended a system call
+					 * it had just entered with EINTR */
+	bool engine;			/* its process's threads went (would go) through
+					 * the signal engine: path says this one's way */
 };
 
 enum backend {
@@ -64,6 +81,18 @@ enum action {
 	ACTION_DRY_RUN,		/* check and foresee, call nothing that changes state */
 	ACTION_SHOW,		/* read what the task has now */
 	ACTION_MIGRATE,		/* --migrate-only: move pages, set no policy */
+};
+
+/* One handle of a batch, between the signals and the answers. */
+struct apply_item {
+	bool decided;			/* o holds its outcome already */
+	bool installer;			/* set by ptrace with the handler put in: res */
+	struct outcome o;
+	struct ptrace_result res;
+	struct sigticket ticket;
+	bool answered;			/* the thread's own answer came: res */
+	bool have_before;
+	struct task_state before;
 };
 
 struct applier {
@@ -93,12 +122,32 @@ struct applier {
 	pid_t frozen_of;		/* BACKEND_PTRACE: the process frozen_cgroup was asked of */
 	bool frozen_v1;
 	char frozen_cgroup[1024];	/* its frozen cgroup, escaped, or "" */
+	/* the signal engine (sigengine.h), with -a under the ptrace backend */
+	bool no_signal;			/* --no-signal: every thread by its own stop */
+	struct sigengine *engine;	/* the process in hand's, or NULL */
+	pid_t plan_of;			/* the process plan is of */
+	struct sigplan plan;
+	int engine_tries;		/* starts tried in it */
+	char engine_why[96];		/* why it has no engine, when it tried */
+	pid_t installer_of;		/* dry run: the process whose installer is named */
+	char path_why[96];		/* dry run: the route's reason */
+	char note[256];			/* what the last process's engine left behind */
+	struct apply_item items[TARGETS_BATCH];
 };
 
 void apply_task(struct applier *a, struct task_handle *h, struct outcome *o);
 
+/* The handles of one batch (targets.h), each outcome handed to done in
+ * their order: through the signal engine where it may run (setting, the
+ * ptrace backend, -a), else one by one as apply_task.  A run interrupted
+ * (interrupt.h) hands no outcome for what the ptrace path was still to
+ * do, and counts it as not reached. */
+typedef void (*apply_done_fn)(struct task_handle *h, const struct outcome *o, void *arg);
+void apply_tasks(struct applier *a, struct task_handle *hs, size_t n, apply_done_fn done, void *arg);
+
 /* The last task of process pid has been applied: let go of what the
- * backend keeps in it (the ptrace backend's scratch page). */
+ * backend keeps in it (the signal engine's handler, the ptrace backend's
+ * scratch page); note says what could not be taken out, or is "". */
 void apply_process_done(struct applier *a, pid_t pid);
 
 #endif

@@ -71,6 +71,8 @@ static const struct failure_row rows[] = {
 	[FAIL_NOT_STOPPED] = { "not-stopped", false,
 		"did not stop for ptrace within 2 s (uninterruptible sleep? a vfork parent?); "
 		"left unchanged", NULL },
+	[FAIL_SECCOMP_REFUSED] = { "seccomp-refused", false,
+		"its seccomp filter refused set_mempolicy(2) ({errname}); left unchanged", NULL },
 	[FAIL_ERRNO] = { "errno", false, "{strerror} ({errname})", NULL },
 };
 

@@ -45,6 +45,7 @@ enum failure {
 	FAIL_INJECTION,		/* the injection itself failed: detail says where */
 	FAIL_FROZEN,		/* its cgroup is frozen: it would never stop */
 	FAIL_NOT_STOPPED,	/* it did not stop for the tracer in time */
+	FAIL_SECCOMP_REFUSED,	/* its seccomp filter refused its own set_mempolicy(2) */
 	/* anything else: the errno says it */
 	FAIL_ERRNO,
 };

@@ -31,13 +31,18 @@ struct run {
 	struct report report;
 };
 
-static void on_task(struct task_handle *h, void *arg)
+static void on_outcome(struct task_handle *h, const struct outcome *o, void *arg)
 {
 	struct run *run = arg;
-	struct outcome outcome;
 
-	apply_task(&run->applier, h, &outcome);
-	report_task(&run->report, h, &outcome);
+	report_task(&run->report, h, o);
+}
+
+static void on_tasks(struct task_handle *hs, size_t n, void *arg)
+{
+	struct run *run = arg;
+
+	apply_tasks(&run->applier, hs, n, on_outcome, run);
 }
 
 static void on_process_done(pid_t pid, void *arg)
@@ -45,6 +50,8 @@ static void on_process_done(pid_t pid, void *arg)
 	struct run *run = arg;
 
 	apply_process_done(&run->applier, pid);
+	if (run->applier.note[0])
+		report_note(&run->report, run->applier.note);
 	report_process_done(&run->report, pid);
 }
 
@@ -111,7 +118,7 @@ int main(int argc, char **argv)
 	struct policy policy = { 0 };
 	struct setter setter = { .nr = -1 };
 	struct run run = { 0 };
-	const struct task_visitor visitor = { on_task, on_process_done, &run };
+	const struct task_visitor visitor = { .tasks = on_tasks, .process_done = on_process_done, .arg = &run };
 	char policy_text[1200];
 	enum action action;
 	enum backend backend = BACKEND_SYSCALL;
@@ -188,6 +195,7 @@ int main(int argc, char **argv)
 	run.applier.spreading.arg = &run.report;
 	run.applier.backend = backend;
 	run.applier.allow_seccomp = req.allow_seccomp;
+	run.applier.no_signal = req.no_signal;
 	run.applier.read_before = req.verbose || req.json || action == ACTION_DRY_RUN;
 	report_init(&run.report, stdout, stderr, action, req.verbose, req.json,
 		    action == ACTION_SHOW ? NULL : policy_text);

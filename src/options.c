@@ -33,6 +33,7 @@ enum {
 	OPT_CGROUP,
 	OPT_BACKEND,
 	OPT_ALLOW_SECCOMP,
+	OPT_NO_SIGNAL,
 	OPT_USAGE,
 	OPT_NOHEADINGS,
 	OPT_RAW,
@@ -87,6 +88,9 @@ static const struct argp_option option_table[] = {
 	  "set_mempolicy(2) itself, on any kernel (default: " PMP_DEFAULT_BACKEND_NAME ")", 5 },
 	{ "allow-seccomp", OPT_ALLOW_SECCOMP, NULL, 0,
 	  "with the ptrace backend, inject into threads under a seccomp filter too", 5 },
+	{ "no-signal", OPT_NO_SIGNAL, NULL, 0,
+	  "with the ptrace backend, stop each thread for its call: never the signal engine, which "
+	  "sets a process's threads from a signal handler (a frame on each thread's stack)", 5 },
 
 	{ NULL, 0, NULL, 0, "Output:", 6 },
 	{ "show", 's', "VIEW", OPTION_ARG_OPTIONAL,
@@ -411,6 +415,9 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case OPT_ALLOW_SECCOMP:
 		req->allow_seccomp = true;
 		break;
+	case OPT_NO_SIGNAL:
+		req->no_signal = true;
+		break;
 	case OPT_UNIT:
 		if (req->unit || req->cgroup)
 			argp_error(state, "one --cgroup or --unit may be given");
@@ -473,6 +480,8 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 			argp_error(state, "%s has no nodes to move pages to", req->mode_option);
 		if (req->allow_seccomp && req->backend == CHOOSE_SYSCALL)
 			argp_error(state, "--allow-seccomp goes with --backend=ptrace or auto");
+		if (req->no_signal && req->backend == CHOOSE_SYSCALL)
+			argp_error(state, "--no-signal goes with --backend=ptrace or auto");
 		if (req->mode < 0 && !req->show)
 			argp_error(state, "no policy given (one of --interleave, --weighted-interleave, "
 				   "--membind, --preferred, --preferred-many, --localalloc, --default; or --show)");

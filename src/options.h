@@ -43,6 +43,7 @@ struct request {
 	enum backend_choice backend;	/* --backend, else the configured default */
 	bool backend_given;		/* --backend was on the command line */
 	bool allow_seccomp;		/* --allow-seccomp */
+	bool no_signal;			/* --no-signal */
 };
 
 /* Parse "PID", "PID:INODE" or a comma list of them, appending to *specs.

@@ -243,6 +243,37 @@ static void json_spread(FILE *f, const struct spread_result *d)
 	fprintf(f, "},\"interrupted\":%s", d->interrupted ? "true" : "false");
 }
 
+static const char *const path_names[] = {
+	[PATH_NONE] = NULL, [PATH_SYSCALL] = "syscall", [PATH_PTRACE] = "ptrace", [PATH_SIGNAL] = "signal",
+};
+
+/* -v's and a dry run's ", by signal" or ", by ptrace: WHY", where the
+ * signal engine ran (would run) in the thread's process: which way this
+ * thread took. */
+static const char *path_text(const struct outcome *o, char *buf, size_t len)
+{
+	if (!o->engine)
+		return "";
+	if (o->path == PATH_SIGNAL)
+		snprintf(buf, len, ", by signal");
+	else
+		snprintf(buf, len, ", by ptrace%s%s", o->path_why ? ": " : "", o->path_why ? o->path_why : "");
+	return buf;
+}
+
+static void json_path(FILE *f, const struct outcome *o)
+{
+	fputs(",\"path\":", f);
+	json_string_or_null(f, path_names[o->path]);
+	if (o->path_why) {
+		fputs(",\"path_why\":", f);
+		json_string(f, o->path_why);
+	}
+	if (o->path == PATH_SIGNAL)
+		fprintf(f, ",\"delay_us\":%ld,\"interrupted_call\":%s", o->delay_us,
+			o->interrupted ? "true" : "false");
+}
+
 static void json_task(struct report *r, struct task_handle *h, const struct outcome *o,
 		      const char *why)
 {
@@ -254,6 +285,8 @@ static void json_task(struct report *r, struct task_handle *h, const struct outc
 	fprintf(f, ",\"result\":\"%s\"", result_name(r, o));
 	if (o->held_us >= 0)
 		fprintf(f, ",\"held_us\":%ld", o->held_us);
+	if (r->action == ACTION_SET || r->action == ACTION_DRY_RUN)
+		json_path(f, o);
 	if (o->kind == OUTCOME_SHOWN) {
 		fputs(",\"policy\":", f);
 		json_string_or_null(f, inspect_policy_known(o->state) ? o->state->policy : NULL);
@@ -388,9 +421,22 @@ static void report_migration(struct report *r, const struct migration *m, const 
 	}
 }
 
+void report_note(struct report *r, const char *text)
+{
+	fprintf(r->err, "pidmempolicy: note: %s\n", text);
+	if (!r->json)
+		return;
+	if (!r->notes)
+		r->notes = open_memstream(&r->notes_text, &r->notes_len);
+	if (r->notes) {
+		fputs(r->notes_count++ ? "," : "", r->notes);
+		json_string(r->notes, text);
+	}
+}
+
 void report_task(struct report *r, struct task_handle *h, const struct outcome *o)
 {
-	char name[REPORT_NAME_SIZE], why[1024], before[300];
+	char name[REPORT_NAME_SIZE], why[1024], before[300], path[160];
 
 	/* the name costs a read of /proc: only when a line says it */
 	name[0] = '\0';
@@ -402,13 +448,21 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 	case OUTCOME_APPLIED:
 		r->applied++;
 		if (r->verbose && !r->json && r->action == ACTION_SET)
-			fprintf(r->out, "set %s to %s%s\n", name, r->policy_text,
-				before_text(o, before, sizeof(before)));
+			fprintf(r->out, "set %s to %s%s%s\n", name, r->policy_text,
+				before_text(o, before, sizeof(before)), path_text(o, path, sizeof(path)));
+		if (o->interrupted) {
+			char note[REPORT_NAME_SIZE + 120];
+
+			snprintf(note, sizeof(note), "%s: the signal ended a system call it had just entered "
+				 "(EINTR)", name[0] ? name : "a thread");
+			report_note(r, note);
+		}
 		break;
 	case OUTCOME_WOULD_APPLY:
 		r->applied++;
 		if (!r->json)
-			fprintf(r->out, "would set %s to %s\n", name, r->policy_text);
+			fprintf(r->out, "would set %s to %s%s\n", name, r->policy_text,
+				path_text(o, path, sizeof(path)));
 		break;
 	case OUTCOME_SHOWN:
 		r->applied++;
@@ -511,6 +565,10 @@ int report_finish(struct report *r)
 			fprintf(r->out, "[%.*s]", (int)r->processes_len, r->processes_text);
 		else
 			fputs("null", r->out);
+		fputs(",\"notes\":[", r->out);
+		if (r->notes && fflush(r->notes) == 0)
+			fprintf(r->out, "%.*s", (int)r->notes_len, r->notes_text);
+		fputc(']', r->out);
 		fprintf(r->out, ",\"totals\":{\"done\":%lu,\"failed\":%lu,\"exited\":%lu,\"not_reached\":%lu}",
 			r->applied, r->failed, r->gone, r->signal ? r->unreached : 0);
 		if (r->signal)
@@ -536,6 +594,9 @@ int report_finish(struct report *r)
 	if (r->processes)
 		fclose(r->processes);
 	free(r->processes_text);
+	if (r->notes)
+		fclose(r->notes);
+	free(r->notes_text);
 	show_free(r->table);
 	if (r->tally)
 		free(r->tally->kinds);

@@ -44,6 +44,10 @@ struct report {
 	bool progress;			/* stderr is a terminal: draw the progress line */
 	bool progress_drawn;		/* one is on it now */
 	double progress_at;		/* when it was last drawn */
+	FILE *notes;			/* --json: the "notes" array so far */
+	char *notes_text;
+	size_t notes_len;
+	unsigned long notes_count;
 	int signal;			/* the run was interrupted by it; 0 if not */
 	unsigned long unreached;	/* threads found, not reached for it */
 };
@@ -81,6 +85,11 @@ void report_process_done(struct report *r, pid_t pid);
  * on a terminal, one line on stderr redrawn in place, at most ten times
  * a second; nothing elsewhere. */
 void report_progress(const struct spread_progress *p, void *arg);
+
+/* Something the admin should know that is no failure (what the signal
+ * engine left in a process, a call it ended): "pidmempolicy: note: ..."
+ * on stderr, and in --json's "notes". */
+void report_note(struct report *r, const char *text);
 
 /* A problem outside any one thread (e.g. out of memory): one line on
  * stderr, counted as a failure. */

@@ -69,6 +69,8 @@ struct sigengine {
 	bool theirs;		/* the target put its own handler in meanwhile */
 	int leader_by_pidfd;	/* PIDFD_SIGNAL_THREAD: 1 works, 0 not, -1 not tried */
 	int pidfd;		/* the process's, pinned while a thread was held */
+	pid_t self;		/* the tool's pid and uid, for each siginfo */
+	uid_t uid;
 };
 
 /* ---- the plan and the route ------------------------------------------------ */
@@ -598,6 +600,8 @@ struct sigengine *sigengine_start(struct ptrace_session *s, const struct sigplan
 	e->fd = -1;
 	e->pidfd = -1;
 	e->leader_by_pidfd = -1;
+	e->self = getpid();
+	e->uid = getuid();
 	if (procfs_task_status(0, plan->pid, &st) == 0 && st.threads > 0)
 		threads = (uint32_t)st.threads;
 	e->nslots = threads < 1U << 18 ? 2 * threads + 1024 : 1U << 19;
@@ -658,8 +662,8 @@ void sigengine_send(struct sigengine *e, const struct task_handle *h, struct sig
 	memset(&si, 0, sizeof(si));
 	si.si_signo = e->sig;
 	si.si_code = SIGH_SI_QUEUE;
-	si.si_pid = getpid();
-	si.si_uid = getuid();
+	si.si_pid = e->self;
+	si.si_uid = e->uid;
 	si.si_value.sival_ptr = (void *)(uintptr_t)((uint64_t)e->nonce << 32 | t->slot);
 	clock_gettime(CLOCK_MONOTONIC, &t->at);
 	if (send_signal(e, h, &si) < 0) {
@@ -707,6 +711,7 @@ int sigengine_collect(struct sigengine *e, struct sigticket *t, const struct tas
 		      struct ptrace_result *res, long *delay_us, bool *interrupted)
 {
 	const unsigned char *slot;
+	struct timespec ran;
 	int64_t rv;
 	uint64_t pc, ret;
 
@@ -728,7 +733,10 @@ int sigengine_collect(struct sigengine *e, struct sigticket *t, const struct tas
 		}
 		wait_answers(e, left < 50 ? left : 50);
 	}
-	*delay_us = us_since(&t->at);
+	memcpy(&ran, slot + SIGH_SLOT_TIME, sizeof(ran));
+	*delay_us = (ran.tv_sec - t->at.tv_sec) * 1000000 + (ran.tv_nsec - t->at.tv_nsec) / 1000;
+	if (*delay_us < 0)	/* the target's to write: a figure, nothing more */
+		*delay_us = 0;
 	memcpy(&rv, slot + SIGH_SLOT_RV, sizeof(rv));
 	memcpy(&pc, slot + SIGH_SLOT_PC, sizeof(pc));
 	memcpy(&ret, slot + SIGH_SLOT_RET, sizeof(ret));

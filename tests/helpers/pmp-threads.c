@@ -3,10 +3,14 @@
  * pmp-threads - a process with many idle threads, for benchmarks and for
  * the test of threads born while pidmempolicy -a walks the process.
  *
- *   pmp-threads [--latecomer[=K]] N
+ *   pmp-threads [--latecomer[=K]] [--wait=pause|futex] [--busy=B] N
  *
- * Starts N threads (small stacks) that sleep in pause(), prints
+ * Starts N threads (small stacks) that sleep in pause(), or with
+ * --wait=futex in pthread_cond_wait(3) of a condition never signalled (a
+ * futex wait without a timeout, as a pool's idle thread waits), prints
  * "ready PID" on stdout, and exits when its stdin reaches end of file.
+ * --busy=B adds 2B threads that never sleep: B spin in user space, B make
+ * getppid(2) in a loop (a busy target).
  *
  * --latecomer adds K doomed threads (1 by default, at most 1000), created
  * first, and a watcher, created last (so a walk of /proc/PID/task meets it
@@ -34,11 +38,38 @@
 #include <time.h>
 #include <unistd.h>
 
+static int wait_futex;		/* --wait=futex */
+static pthread_mutex_t never_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+
 static void *idle(void *arg)
 {
 	(void)arg;
+	if (wait_futex) {
+		pthread_mutex_lock(&never_lock);
+		for (;;)
+			pthread_cond_wait(&never, &never_lock);
+	}
 	for (;;)
 		pause();
+	return NULL;
+}
+
+static void *spin_user(void *arg)
+{
+	volatile unsigned long n = 0;
+
+	(void)arg;
+	for (;;)
+		n++;
+	return NULL;
+}
+
+static void *spin_syscall(void *arg)
+{
+	(void)arg;
+	for (;;)
+		(void)syscall(SYS_getppid);
 	return NULL;
 }
 
@@ -128,29 +159,41 @@ static void *watcher(void *arg)
 	return idle(NULL);
 }
 
+static int usage(void)
+{
+	fprintf(stderr, "usage: pmp-threads [--latecomer[=K]] [--wait=pause|futex] [--busy=B] N "
+		"(K 1..%d, N 0..100000, B 0..64)\n", DOOMED_MAX);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_attr_t attr;
-	int late = argc > 1 && strncmp(argv[1], "--latecomer", 11) == 0;
+	int late = 0, i;
+	long n, busy = 0;
 	char buf[64], *end;
-	long n;
 	int err;
 
-	if (late) {
-		ndoomed = 1;
-		if (argv[1][11] == '=')
-			ndoomed = strtol(argv[1] + 12, &end, 10);
-		else if (argv[1][11] != '\0')
-			ndoomed = -1;
-		if (ndoomed < 1 || ndoomed > DOOMED_MAX || (argv[1][11] == '=' && *end)) {
-			fprintf(stderr, "usage: pmp-threads [--latecomer[=K]] N (K 1..%d)\n", DOOMED_MAX);
-			return 2;
+	for (i = 1; i < argc - 1; i++) {
+		if (strncmp(argv[i], "--latecomer", 11) == 0) {
+			late = 1;
+			ndoomed = argv[i][11] == '\0' ? 1 : argv[i][11] == '=' ? strtol(argv[i] + 12, &end, 10) : -1;
+			if (ndoomed < 1 || ndoomed > DOOMED_MAX || (argv[i][11] == '=' && *end))
+				return usage();
+		} else if (strcmp(argv[i], "--wait=futex") == 0) {
+			wait_futex = 1;
+		} else if (strcmp(argv[i], "--wait=pause") == 0) {
+			wait_futex = 0;
+		} else if (strncmp(argv[i], "--busy=", 7) == 0) {
+			busy = strtol(argv[i] + 7, &end, 10);
+			if (*end || busy < 0 || busy > 64)
+				return usage();
+		} else {
+			return usage();
 		}
 	}
-	if (argc != 2 + late || (n = strtol(argv[1 + late], &end, 10)) < 0 || *end || n > 100000) {
-		fprintf(stderr, "usage: pmp-threads [--latecomer[=K]] N (0..100000)\n");
-		return 2;
-	}
+	if (i != argc - 1 || (n = strtol(argv[i], &end, 10)) < 0 || *end || n > 100000)
+		return usage();
 	if ((err = pthread_attr_init(&attr)) || (err = pthread_attr_setstacksize(&attr, 64 * 1024))) {
 		fprintf(stderr, "pmp-threads: pthread_attr: %s\n", strerror(err));
 		return 1;
@@ -160,21 +203,22 @@ int main(int argc, char **argv)
 			fprintf(stderr, "pmp-threads: pipe: %s\n", strerror(errno));
 			return 1;
 		}
-		for (long i = 0; i < ndoomed; i++) {
-			if ((err = pthread_create(&doomed_threads[i], &attr, doomed, (void *)i))) {
+		for (long d = 0; d < ndoomed; d++) {
+			if ((err = pthread_create(&doomed_threads[d], &attr, doomed, (void *)d))) {
 				fprintf(stderr, "pmp-threads: a doomed thread: %s\n", strerror(err));
 				return 1;
 			}
-			while (!doomed_tids[i])
+			while (!doomed_tids[d])
 				sched_yield();
 		}
 	}
-	for (long i = 0; i < n + late; i++) {
+	for (long k = 0; k < n + 2 * busy + late; k++) {
+		void *(*fn)(void *) = k < n ? idle : k < n + busy ? spin_user : k < n + 2 * busy ? spin_syscall : watcher;
 		pthread_t t;
 
-		err = pthread_create(&t, &attr, i < n ? idle : watcher, NULL);
+		err = pthread_create(&t, &attr, fn, NULL);
 		if (err) {
-			fprintf(stderr, "pmp-threads: thread %ld: %s\n", i, strerror(err));
+			fprintf(stderr, "pmp-threads: thread %ld: %s\n", k, strerror(err));
 			return 1;
 		}
 	}

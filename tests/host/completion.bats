@@ -72,7 +72,7 @@ need_nodes() {
 
 LONG_OPTIONS='--pid --all-threads --all-tasks --all --cgroup --unit --interleave --weighted-interleave
 	--membind --preferred --preferred-many --localalloc --default --static
-	--relative --balancing --migrate --migrate-only --rate --migrate-shared --backend --allow-seccomp --show --json
+	--relative --balancing --migrate --migrate-only --rate --migrate-shared --backend --no-signal --allow-seccomp --show --json
 	--output --noheadings --raw
 	--dry-run --verbose --help --usage --version'
 

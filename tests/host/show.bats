@@ -200,10 +200,10 @@ print(",".join(out))' "$want")" ]
 	[ "$(jq '.processes[0] | .threads, .same, .differ' <<<"$output" | tr '\n' ' ')" = "3 3 0 " ]
 	[ "$(jq '.processes[0].pages["0"] > 0' <<<"$output")" = true ]
 	[ "$(jq -c 'keys' <<<"$output")" = \
-		'["action","backend","exit_status","interrupted","policy","processes","schema","signal","threads","totals"]' ]
+		'["action","backend","exit_status","interrupted","notes","policy","processes","schema","signal","threads","totals"]' ]
 	run --separate-stderr "$PMP" -n --json --interleave=0 -p "$TARGET_PID"
 	[ "$(jq -c 'keys' <<<"$output")" = \
-		'["action","backend","exit_status","interrupted","policy","processes","schema","signal","threads","totals"]' ]
+		'["action","backend","exit_status","interrupted","notes","policy","processes","schema","signal","threads","totals"]' ]
 	[ "$(jq '.processes' <<<"$output")" = null ]
 }
 
