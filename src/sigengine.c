@@ -64,6 +64,7 @@ struct sigengine {
 	unsigned long ino;	/* the region's inode and device, to know it in maps */
 	unsigned int dev_major, dev_minor;
 	unsigned long at;	/* its address in the target, 0: not mapped there */
+	bool gone;		/* the target unmapped it: at is only its old address */
 	uint32_t nslots, next;
 	bool installed;		/* the disposition is (or may be) ours */
 	bool theirs;		/* the target put its own handler in meanwhile */
@@ -454,34 +455,61 @@ static long ms_since(const struct timespec *since)
 	return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
 }
 
+/* rt_sigaction(2) of the engine's signal in the held thread, the actions
+ * at offsets of the region's data (set: 0 for none; old: where the one
+ * replaced goes).  Through the region while the target still maps it,
+ * else (the target unmapped it) through the session's scratch page,
+ * copied in and out: the tool's own mapping of the memfd stays. */
+static int sigact(struct tracee *t, struct sigengine *e, size_t set, size_t old, char *why, size_t len)
+{
+	const size_t sz = sizeof(struct ksigaction);
+	unsigned long base;
+	long rv;
+
+	if (!e->gone)
+		return call(t, SYS_rt_sigaction, (unsigned long)e->sig, set ? target_data(e, set) : 0,
+			    target_data(e, old), 8, 0, 0, &rv, "rt_sigaction", why, len);
+	if (scratch_ensure(t) < 0) {
+		snprintf(why, len, "no scratch page for rt_sigaction: %s", t->res->detail);
+		return -1;
+	}
+	base = t->s->page + SCRATCH_NAME_AT;
+	if (set && tracee_mem_write(t->tid, base, data_at(e, set), sz) < 0) {
+		snprintf(why, len, "cannot write the scratch page: %s", strerror(errno));
+		return -1;
+	}
+	if (call(t, SYS_rt_sigaction, (unsigned long)e->sig, set ? base : 0, base + sz, 8, 0, 0, &rv,
+		 "rt_sigaction", why, len) < 0)
+		return -1;
+	if (tracee_mem_read(t->tid, base + sz, data_at(e, old), sz) < 0) {
+		snprintf(why, len, "cannot read the scratch page: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* The disposition: SIG_IGN first, which discards the signal wherever it
  * is still pending, then the one found at the start.  A handler the
  * target put in meanwhile is its own, and stays. */
 static int restore_action(struct tracee *t, struct sigengine *e, char *why, size_t len)
 {
-	long rv;
-
-	if (call(t, SYS_rt_sigaction, (unsigned long)e->sig, 0, target_data(e, SIGH_CURACT_AT), 8, 0, 0, &rv,
-		 "rt_sigaction", why, len) < 0)
+	if (sigact(t, e, 0, SIGH_CURACT_AT, why, len) < 0)
 		return -1;
 	if (act_handler(e, SIGH_CURACT_AT) != handler_in_target(e)) {
 		e->theirs = true;
 		e->installed = false;
 		return 0;
 	}
-	if (call(t, SYS_rt_sigaction, (unsigned long)e->sig, target_data(e, SIGH_IGNACT_AT),
-		 target_data(e, SIGH_CURACT_AT), 8, 0, 0, &rv, "rt_sigaction", why, len) < 0)
+	if (sigact(t, e, SIGH_IGNACT_AT, SIGH_CURACT_AT, why, len) < 0)
 		return -1;
 	if (act_handler(e, SIGH_CURACT_AT) != handler_in_target(e)) {
 		/* theirs came in between: put it back (a signal of theirs
 		 * pending then is lost with SIG_IGN) */
 		e->theirs = true;
 		e->installed = false;
-		return call(t, SYS_rt_sigaction, (unsigned long)e->sig, target_data(e, SIGH_CURACT_AT), 0, 8, 0,
-			    0, &rv, "rt_sigaction", why, len);
+		return sigact(t, e, SIGH_CURACT_AT, SIGH_SPAREACT_AT, why, len);
 	}
-	if (call(t, SYS_rt_sigaction, (unsigned long)e->sig, target_data(e, SIGH_OLDACT_AT), 0, 8, 0, 0, &rv,
-		 "rt_sigaction", why, len) < 0)
+	if (sigact(t, e, SIGH_OLDACT_AT, SIGH_SPAREACT_AT, why, len) < 0)
 		return -1;
 	e->installed = false;
 	return 0;
@@ -519,14 +547,15 @@ static int uninstall_work(struct tracee *t, void *arg)
 	struct sigengine *e = u->e;
 	long rv;
 
+	/* what is there now is the target's: not used, not unmapped */
+	if (e->at && !region_is_ours(e, t, true))
+		e->gone = true;
 	if (e->installed && restore_action(t, e, u->why, sizeof(u->why)) < 0)
 		return -1;
+	if (e->gone)
+		e->at = 0;
 	if (!e->at)
 		return 0;
-	if (!region_is_ours(e, t, true)) {
-		e->at = 0;	/* what is there now is the target's */
-		return 0;
-	}
 	if (!quiet(e, t)) {
 		snprintf(u->why, sizeof(u->why), "a thread was still inside the handler after %d ms", QUIET_MS);
 		return -1;

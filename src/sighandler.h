@@ -57,6 +57,7 @@
 #define SIGH_OLDACT_AT		8352	/* and the one it replaced, as the kernel wrote it */
 #define SIGH_IGNACT_AT		8384	/* SIG_IGN, for the end */
 #define SIGH_CURACT_AT		8416	/* what the end finds installed */
+#define SIGH_SPAREACT_AT	8448	/* what the end replaces last (unread) */
 #define SIGH_SLOTS_AT		12288	/* the slots */
 
 /* One slot: a thread's answer. */
