@@ -269,7 +269,7 @@ static void json_path(FILE *f, const struct outcome *o)
 		fputs(",\"path_why\":", f);
 		json_string(f, o->path_why);
 	}
-	if (o->path == PATH_SIGNAL)
+	if (o->path == PATH_SIGNAL && o->kind == OUTCOME_APPLIED)	/* not foreseen */
 		fprintf(f, ",\"delay_us\":%ld,\"interrupted_call\":%s", o->delay_us,
 			o->interrupted ? "true" : "false");
 }
@@ -440,7 +440,7 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 
 	/* the name costs a read of /proc: only when a line says it */
 	name[0] = '\0';
-	if (o->kind == OUTCOME_FAILED || o->kind == OUTCOME_WOULD_APPLY ||
+	if (o->kind == OUTCOME_FAILED || o->kind == OUTCOME_WOULD_APPLY || o->interrupted ||
 	    (r->verbose && !r->json) || o->migration.moved || o->migration.err || o->migration.not_moved)
 		report_task_name(h, name, sizeof(name));
 	why[0] = '\0';
@@ -454,7 +454,7 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 			char note[REPORT_NAME_SIZE + 120];
 
 			snprintf(note, sizeof(note), "%s: the signal ended a system call it had just entered "
-				 "(EINTR)", name[0] ? name : "a thread");
+				 "(EINTR)", name);
 			report_note(r, note);
 		}
 		break;
