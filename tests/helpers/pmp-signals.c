@@ -26,8 +26,8 @@
  *             thread seen running enters a sleep before its signal comes)
  *   unmap     the workers wait on a condition variable; a watcher reads
  *             its maps without pause and, once /memfd:pidmempolicy
- *             appears, sets SIG_IGN for each of signals 35..64 whose
- *             handler it does not know, then unmaps the region
+ *             appears, waits for a handler it does not know among
+ *             signals 35..64, sets SIG_IGN for it, then unmaps the region
  *
  * Usage: pmp-signals MODE [N].  Prints "ready PID", then answers each
  * line on stdin:
@@ -262,6 +262,22 @@ static int region_of(const char *line, unsigned long *start, unsigned long *end)
 	return strstr(line, "/memfd:pidmempolicy") && sscanf(line, "%lx-%lx", start, end) == 2;
 }
 
+/* SIG_IGN for each of 35..64 whose handler is not ours; how many. */
+static int ignore_strangers(void)
+{
+	int n = 0;
+
+	for (int sig = SIG_LO; sig <= SIG_HI; sig++) {
+		struct sigaction old, ign = { .sa_handler = SIG_IGN };
+
+		if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN &&
+		    sigaction(sig, &ign, NULL) == 0)
+			n++;
+	}
+	atomic_fetch_add(&ignored, n);
+	return n;
+}
+
 static void *watcher(void *arg)
 {
 	char line[512];
@@ -281,13 +297,10 @@ static void *watcher(void *arg)
 		fclose(f);
 		if (!lo)
 			continue;
-		for (int sig = SIG_LO; sig <= SIG_HI; sig++) {
-			struct sigaction old, ign = { .sa_handler = SIG_IGN };
-
-			if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN &&
-			    sigaction(sig, &ign, NULL) == 0)
-				atomic_fetch_add(&ignored, 1);
-		}
+		/* the region comes before the handler: wait up to 2 s for it,
+		 * so that the signal is ignored once the engine sends it */
+		for (int spins = 0; spins < 20000 && !ignore_strangers(); spins++)
+			usleep(100);
 		if (munmap((void *)lo, hi - lo) == 0)
 			atomic_fetch_add(&unmapped, 1);
 	}
