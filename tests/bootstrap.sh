@@ -41,6 +41,8 @@ packages=(
 	libcap2-bin					# capsh, for exploring by hand
 	debhelper lintian				# make check-package
 )
+# make check-clients: the services it runs (PostgreSQL, Redis, a JVM, Go)
+mapfile -t -O "${#packages[@]}" packages < <(sed '/^#/d; /^$/d' "$srcdir/tests/clients/packages")
 
 die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 1; }
 
@@ -158,9 +160,9 @@ check() {
 	step "clang -Werror build" clang_build
 	step "fuzz: saved regressions, then 10 s per target" \
 		make -C "$builddir" fuzz FUZZ_SECONDS=10 FUZZ_BUILDDIR="$builddir-fuzz"
-	# make check (unit and host), then the QEMU suites and the package;
-	# a suite that fails to report counts as a failed test
-	for target in check check-guest check-package; do
+	# make check (unit and host), then the QEMU suites, the package and
+	# the services; a suite that fails to report counts as a failed test
+	for target in check check-guest check-package check-clients; do
 		( cd "$builddir" && make -j1 "$target" ) || { rc=1; show_failures "$builddir"; }
 	done
 	step "make distcheck as an ordinary user (nobody)" distcheck_unprivileged
