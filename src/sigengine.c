@@ -365,6 +365,25 @@ struct install {
 	size_t len;
 };
 
+/* memfd_create in the held thread, its descriptor in *fd.  MFD_EXEC
+ * (Linux 6.3), so that vm.memfd_noexec=1 does not make the region
+ * unexecutable; a kernel that does not know the flag answers EINVAL, and
+ * is asked again without it.  A why is left only by the call that counts:
+ * the install's caller takes any why for a failure. */
+static int memfd_in_target(struct tracee *t, struct install *in, long *fd)
+{
+	const unsigned long name = t->s->page + SCRATCH_NAME_AT;
+
+	if (call(t, SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC_, 0, 0, 0, 0, fd,
+		 "memfd_create", in->why, in->len) == 0)
+		return 0;
+	if (*fd != -EINVAL)
+		return -1;
+	in->why[0] = '\0';
+	return call(t, SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING, 0, 0, 0, 0, fd, "memfd_create",
+		    in->why, in->len);
+}
+
 /* The region in the target: memfd_create, the tool takes and maps it, the
  * target maps it, the descriptor closed.  The name is read from the
  * scratch page. */
@@ -378,11 +397,7 @@ static int map_in_target(struct tracee *t, struct install *in)
 		snprintf(in->why, in->len, "the scratch page cannot hold the memfd's name");
 		return -1;
 	}
-	if (call(t, SYS_memfd_create, t->s->page + SCRATCH_NAME_AT, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC_,
-		 0, 0, 0, 0, &fd, "memfd_create", in->why, in->len) < 0 &&
-	    (fd != -EINVAL || call(t, SYS_memfd_create, t->s->page + SCRATCH_NAME_AT,
-				   MFD_CLOEXEC | MFD_ALLOW_SEALING, 0, 0, 0, 0, &fd, "memfd_create", in->why,
-				   in->len) < 0))
+	if (memfd_in_target(t, in, &fd) < 0)
 		return -1;
 	if (take_region(e, fd, in->why, in->len) < 0 ||
 	    call(t, SYS_mmap, 0, e->len, PROT_READ | PROT_EXEC, MAP_SHARED, (unsigned long)fd, 0, &rv,
