@@ -17,9 +17,9 @@
 #                       TCG is slow: a 64 MiB alloc takes a second or two)
 #
 # Targets (tests/helpers/pmp-target.c; see its header for the commands):
-#   target_start [--name=NAME] [--threads=N] [--exec=PROG] [-- WRAPPER ARGS...]
-#       Start pmp-target (or PROG, another helper that prints "ready PID"
-#       and reads commands; --threads is pmp-target's) in the background
+#   target_start [--name=NAME] [--threads=N] [--exec=PROG [--arg=ARG]...] [-- WRAPPER ARGS...]
+#       Start pmp-target (or PROG with the ARGs, another helper that prints
+#       "ready PID" and reads its stdin; --threads is pmp-target's) in the background
 #       (optionally through a wrapper
 #       such as `pmp-runas --uid=1000 --` or `pmp-seccomp --deny=... --`,
 #       which must exec its command so that the PID stays the same), with
@@ -103,12 +103,13 @@ _pmp_err() { printf 'lib.bash: %s\n' "$*" >&2; }
 
 target_start() {
 	local threads=0 name=target exe=
-	local -a wrapper=() prog
+	local -a wrapper=() prog args=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--name=*) name=${1#--name=} ;;
 		--threads=*) threads=${1#--threads=} ;;
 		--exec=*) exe=${1#--exec=} ;;
+		--arg=*) args+=("${1#--arg=}") ;;
 		--) shift; wrapper=("$@"); break ;;
 		*) _pmp_err "target_start: unknown argument '$1'"; return 2 ;;
 		esac
@@ -120,7 +121,7 @@ target_start() {
 		return 1
 	fi
 	if [ -n "$exe" ]; then
-		prog=("$PMP_HELPERS/$exe")
+		prog=("$PMP_HELPERS/$exe" "${args[@]}")
 	else
 		prog=("$PMP_HELPERS/pmp-target" --threads="$threads")
 	fi
