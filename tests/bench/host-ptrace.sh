@@ -5,13 +5,19 @@
 # taskset on the same process in the same run.
 #
 # For 1, 100, 1,000 and 10,000 threads (BENCH_HOST_SIZES) of a pmp-threads
-# process: `pidmempolicy --backend=ptrace -a --interleave=0 --json` and
-# `taskset -a -p f` in turn, BENCH_HOST_RUNS times (5), each timed by
-# pmp-measure: the medians of wall time and of CPU time (user + system,
-# the tool's tracing process included), their ratios, and the pause of
-# each thread (held_us in the JSON: from the request to stop to the
-# release) as p50 and p99 over every thread of every run.  Needs root (or
-# the right to trace the target) and jq.
+# process whose threads wait on a futex (as a pool's idle threads wait),
+# then for 1,000 threads of which 2 spin in user space and 2 make
+# getppid(2) without pause (a busy target), in turn, BENCH_HOST_RUNS times
+# (5): `taskset -a -p f`, `pidmempolicy --backend=ptrace -a --interleave=0
+# --json` (the signal engine: one thread stopped, the others signalled)
+# and the same with --no-signal (every thread through its own ptrace
+# stops), each timed by pmp-measure.  Printed: the medians of wall time
+# and of CPU time (user + system, the tool's tracing process included),
+# the ratios to taskset, and over every thread of every run the delay of
+# each signalled thread (delay_us: from its signal to its handler's call)
+# and the pause of each thread --no-signal stops (held_us: from the
+# request to stop to the release), as p50 and p99.  Needs root (or the
+# right to trace the target) and jq.
 set -euo pipefail
 builddir=${1:?usage: host-ptrace.sh BUILDDIR}
 helpers=$builddir/tests/helpers
@@ -22,38 +28,72 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 measure() {	# measure OUT CMD...: "wall_us cpu_us" of CMD, its stdout in OUT
+	local out=$1
+	shift
 	"$helpers/pmp-measure" "$@" 2>&1 >"$out" | sed -n \
 		's/^measure: wall_us=\([0-9]*\) user_us=\([0-9]*\) sys_us=\([0-9]*\).*/\1 \2 \3/p' |
 		awk '{ print $1, $2 + $3 }'
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-percentile() { sort -n | awk -v p="$1" '{ v[NR] = $1 } END { i = int(NR * p / 100 + 0.999); if (i < 1) i = 1; print v[i] }'; }
+percentile() {
+	sort -n | awk -v p="$1" '{ v[NR] = $1 } END { if (!NR) { print "-"; exit }
+		i = int(NR * p / 100 + 0.999); if (i < 1) i = 1; print v[i] }'
+}
 
-echo "Host, not emulated: Linux $(uname -r), $(nproc) CPUs; medians of $runs runs; ms unless said"
-echo
-echo "| threads | taskset wall | taskset CPU | ptrace wall | ptrace CPU | wall ratio | CPU ratio | pause p50 (us) | pause p99 (us) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-for n in $sizes; do
-	exec {keep}< <(sleep 100000)
-	"$helpers/pmp-threads" $((n - 1)) <&"$keep" >"$work/ready" &
+# tool RUN_FILE FIELD ARGS...: one timed run of the tool over $tpid; the
+# thread FIELD (delay_us or held_us) of each thread appended to
+# $work/FIELD; every one of the $n threads must be set
+tool() {
+	local file=$1 field=$2
+	shift 2
+	measure "$work/json" "$tool" --backend=ptrace -a --interleave=0 --json "$@" -p "$tpid" >>"$work/$file"
+	jq -r ".threads[].$field // empty" "$work/json" >>"$work/$field"
+	[ "$(jq -r .totals.done "$work/json")" = "$n" ] ||
+		{ echo "host-ptrace: a run did not set all $n threads" >&2; exit 1; }
+	jq -r '[.threads[] | select(.path == "signal")] | length' "$work/json" >>"$work/bysignal-$file"
+}
+
+# row LABEL N PMP-THREADS-ARGS...: a target of N threads in all, timed
+row() {
+	local label=$1 keep sleeper
+	n=$2
+	shift 2
+	# the target's stdin, open until it is to go (the sleep keeps no
+	# stderr of ours open: a pipe read to its end would wait for it)
+	exec {keep}< <(exec sleep 100000 2>/dev/null)
+	sleeper=$!
+	"$helpers/pmp-threads" --wait=futex "$@" <&"$keep" >"$work/ready" &
 	tpid=$!
 	for _ in $(seq 600); do [ -s "$work/ready" ] && break; sleep 0.1; done
-	: >"$work/taskset" ; : >"$work/ptrace" ; : >"$work/held"
+	[ "$(ls "/proc/$tpid/task" | wc -l)" = "$n" ] || { echo "host-ptrace: the target has not $n threads" >&2; exit 1; }
+	for f in taskset engine ptrace delay_us held_us bysignal-engine bysignal-ptrace; do : >"$work/$f"; done
 	for _ in $(seq "$runs"); do
-		out=/dev/null
-		measure taskset -a -p f "$tpid" >>"$work/taskset"
-		out=$work/json
-		measure "$tool" --backend=ptrace -a --interleave=0 --json -p "$tpid" >>"$work/ptrace"
-		jq -r '.threads[].held_us // empty' "$work/json" >>"$work/held"
-		[ "$(jq -r .totals.done "$work/json")" = "$n" ] || { echo "host-ptrace: a run did not set all $n threads" >&2; exit 1; }
+		measure /dev/null taskset -a -p f "$tpid" >>"$work/taskset"
+		tool engine delay_us
+		tool ptrace held_us --no-signal
 	done
-	kill "$tpid"
+	kill "$tpid" "$sleeper"
 	exec {keep}<&-
 	wait "$tpid" 2>/dev/null || true
+	local tw tc ew ec pw pc
 	tw=$(cut -d' ' -f1 "$work/taskset" | median) tc=$(cut -d' ' -f2 "$work/taskset" | median)
+	ew=$(cut -d' ' -f1 "$work/engine" | median) ec=$(cut -d' ' -f2 "$work/engine" | median)
 	pw=$(cut -d' ' -f1 "$work/ptrace" | median) pc=$(cut -d' ' -f2 "$work/ptrace" | median)
-	awk -v n="$n" -v tw="$tw" -v tc="$tc" -v pw="$pw" -v pc="$pc" \
-		-v p50="$(percentile 50 <"$work/held")" -v p99="$(percentile 99 <"$work/held")" 'BEGIN {
-		printf "| %d | %.1f | %.1f | %.1f | %.1f | %.1fx | %.1fx | %d | %d |\n",
-			n, tw / 1000, tc / 1000, pw / 1000, pc / 1000, pw / tw, (tc ? pc / tc : 0), p50, p99 }'
+	awk -v l="$label" -v tw="$tw" -v tc="$tc" -v ew="$ew" -v ec="$ec" -v pw="$pw" -v pc="$pc" \
+		-v sig="$(median <"$work/bysignal-engine")" \
+		-v d50="$(percentile 50 <"$work/delay_us")" -v d99="$(percentile 99 <"$work/delay_us")" \
+		-v h50="$(percentile 50 <"$work/held_us")" -v h99="$(percentile 99 <"$work/held_us")" 'BEGIN {
+		printf "| %s | %.1f | %.1f / %.1f | %.1fx | %d | %s / %s | %.1f / %.1f | %.1fx | %s / %s |\n",
+			l, tw / 1000, ew / 1000, ec / 1000, ew / tw, sig, d50, d99,
+			pw / 1000, pc / 1000, pw / tw, h50, h99 }'
+}
+
+echo "Host, not emulated: Linux $(uname -r), $(nproc) CPUs; medians of $runs runs; ms unless said"
+echo "Each thread waits on a futex; \"busy\": 2 spin in user space, 2 call getppid(2) without pause."
+echo
+echo "| threads | taskset wall | engine wall / CPU | ratio | by signal | delay p50 / p99 (us) | --no-signal wall / CPU | ratio | pause p50 / p99 (us) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for s in $sizes; do
+	row "$s" "$s" $((s - 1))
 done
+row "1000 busy" 1000 --busy=2 995
