@@ -5,7 +5,7 @@
  *
  *   pmp-threads [--latecomer[=K]] [--wait=pause|futex] [--busy=B] N
  *
- * Starts N threads (small stacks) that sleep in pause(), or with
+ * Starts N threads (small stacks: 64 KiB, 128 on aarch64) that sleep in pause(), or with
  * --wait=futex in pthread_cond_wait(3) of a condition never signalled (a
  * futex wait without a timeout, as a pool's idle thread waits), prints
  * "ready PID" on stdout, and exits when its stdin reaches end of file.
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 {
 	pthread_attr_t attr;
 	int late = 0, i;
-	long n, busy = 0;
+	long n, busy = 0, stack;
 	char buf[64], *end;
 	int err;
 
@@ -194,7 +194,11 @@ int main(int argc, char **argv)
 	}
 	if (i != argc - 1 || (n = strtol(argv[i], &end, 10)) < 0 || *end || n > 100000)
 		return usage();
-	if ((err = pthread_attr_init(&attr)) || (err = pthread_attr_setstacksize(&attr, 64 * 1024))) {
+	/* 64 KiB stacks, or the least the C library takes (128 KiB on aarch64) */
+	stack = sysconf(_SC_THREAD_STACK_MIN);
+	if (stack < 64 * 1024)
+		stack = 64 * 1024;
+	if ((err = pthread_attr_init(&attr)) || (err = pthread_attr_setstacksize(&attr, (size_t)stack))) {
 		fprintf(stderr, "pmp-threads: pthread_attr: %s\n", strerror(err));
 		return 1;
 	}
