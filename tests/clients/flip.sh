@@ -59,12 +59,12 @@ descendants() {
 	local p s t kids todo=("$1")
 	local -A children=()
 	if [ ! -e "/proc/$1/task/$1/children" ]; then
-		for p in /proc/[0-9]*; do
-			IFS= read -r s 2>/dev/null <"$p/stat" || continue
+		while IFS= read -r s; do
+			p=${s%% *}
 			s=${s##*) }		# "S PPID ..."
 			s=${s#* }
-			children[${s%% *}]+=" ${p#/proc/}"
-		done
+			children[${s%% *}]+=" $p"
+		done < <(cat /proc/[0-9]*/stat 2>/dev/null)
 	fi
 	PROCS=()
 	while [ ${#todo[@]} -gt 0 ]; do
@@ -72,11 +72,9 @@ descendants() {
 		todo=("${todo[@]:1}")
 		PROCS+=("$p")
 		if [ ${#children[@]} -eq 0 ]; then
-			for t in /proc/"$p"/task/*/children; do
-				kids=()
-				read -r -a kids 2>/dev/null <"$t"	# no newline: status 1
-				todo+=(${kids[@]+"${kids[@]}"})
-			done
+			# shellcheck disable=SC2207
+			kids=($(cat /proc/"$p"/task/*/children 2>/dev/null))
+			todo+=(${kids[@]+"${kids[@]}"})
 		else
 			# shellcheck disable=SC2206
 			todo+=(${children[$p]:-})
@@ -92,7 +90,7 @@ processes() {
 	cgroup)
 		PROCS=()
 		for f in "$target"/**/cgroup.procs; do
-			while read -r p; do PROCS+=("$p"); done 2>/dev/null <"$f"
+			while read -r p; do PROCS+=("$p"); done < <(cat "$f" 2>/dev/null)
 		done ;;
 	tree) descendants "$target" ;;
 	pid) PROCS=("$target") ;;
@@ -179,10 +177,12 @@ while :; do
 	declare -A seen=()
 	processes
 	for pid in "${PROCS[@]}"; do
-		for t in /proc/"$pid"/task/*; do
+		# (from a pipe: bash's read of a file that vanishes under it
+		# keeps what it read ahead for the next read, of any file)
+		while IFS= read -r line; do
+			t=${line%%/numa_maps:*}
 			tid=${t##*/}
-			[ "$tid" != '*' ] || continue
-			IFS= read -r line 2>/dev/null <"$t/numa_maps" || continue	# gone meanwhile
+			line=${line#*/numa_maps:}
 			pol=${line#* }
 			pol=${pol%% *}
 			seen[$pid/$tid]=1
@@ -196,7 +196,7 @@ while :; do
 				comm=$(cat "$t/comm" 2>/dev/null)
 				bad "tid $tid ($comm) of pid $pid: numa_maps shows $pol, not $expected$([ -n "${in_json[$pid/$tid]:-}" ] || echo ' (a thread not in the JSON)')"
 			fi
-		done
+		done < <(grep -m1 -H '' /proc/"$pid"/task/*/numa_maps 2>/dev/null)	# a thread gone: no line
 	done
 	for k in "${!in_json[@]}"; do
 		[ -n "${seen[$k]:-}" ] && continue
@@ -205,7 +205,7 @@ while :; do
 		t=/proc/${k%/*}/task/${k#*/}
 		if [ "${in_json[$k]}" = set ] && [ "$mode" = pid ] && [ -d "$t" ]; then
 			sleep 0.05
-			if IFS= read -r line 2>/dev/null <"$t/numa_maps"; then
+			if line=$(grep -m1 '' "$t/numa_maps" 2>/dev/null); then
 				pol=${line#* }
 				pol=${pol%% *}
 				checked=$((checked + 1))
