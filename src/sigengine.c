@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sigengine.c - the signal engine (sigengine.h): the plan and the route
- * from /proc, the handler put in through a held thread and taken out
- * again, the signals and the answers.  The handler's code and the layout
- * of the region are sighandler.h's; which blocked calls a handler ends,
- * sigcalls.h's; holding a thread and making calls in it, the ptrace
- * backend's (ptrace-tracee.h).
+ * sigengine.c - the signal engine (sigengine.h): the handler put in
+ * through a held thread and taken out again, the signals and the
+ * answers.  The plan and the route from /proc are sigplan.c's; the
+ * handler's code and the layout of the region, sighandler.h's; holding a
+ * thread and making calls in it, the ptrace backend's (ptrace-tracee.h).
  */
 #include "config.h"
 
@@ -33,12 +32,9 @@
 #include "ptrace-arch.h"
 #include "ptrace-mem.h"
 #include "ptrace-tracee.h"
-#include "sigcalls.h"
 #include "sighandler.h"
 #include "sys.h"
 
-#define SIG_LOWEST	35		/* SIGRTMIN + 3: glibc and musl keep 32-34 */
-#define SIG_HIGHEST	64		/* SIGRTMAX */
 #define SA_RESTORER_	0x04000000UL
 #define MFD_EXEC_	0x0010U		/* Linux 6.3: executable despite vm.memfd_noexec */
 #define PIDFD_SIGNAL_THREAD_ 1U		/* Linux 6.9 */
@@ -73,119 +69,6 @@ struct sigengine {
 	pid_t self;		/* the tool's pid and uid, for each siginfo */
 	uid_t uid;
 };
-
-/* ---- the plan and the route ------------------------------------------------ */
-
-static uint64_t bit_of(int sig)
-{
-	return 1ULL << (sig - 1);
-}
-
-void sigengine_plan(pid_t pid, struct sigplan *plan)
-{
-	struct proc_status st;
-
-	memset(plan, 0, sizeof(*plan));
-	plan->pid = pid;
-	if (procfs_task_status(0, pid, &st) < 0) {
-		snprintf(plan->why, sizeof(plan->why), "its /proc status cannot be read (%s)", strerror(errno));
-		return;
-	}
-	if (st.threads < SIGENGINE_MIN_THREADS) {
-		snprintf(plan->why, sizeof(plan->why), "fewer than %d threads", SIGENGINE_MIN_THREADS);
-		return;
-	}
-	if (st.state == 'T' || st.state == 't') {
-		snprintf(plan->why, sizeof(plan->why), "the process is stopped");
-		return;
-	}
-	if (st.seccomp != 0) {	/* its injected calls would pass the filter */
-		snprintf(plan->why, sizeof(plan->why), "its main thread runs under seccomp");
-		return;
-	}
-	for (int sig = SIG_HIGHEST; sig >= SIG_LOWEST; sig--)
-		if (!((st.sig_cgt | st.sig_ign | st.shd_pnd) & bit_of(sig))) {
-			plan->sig = sig;
-			return;
-		}
-	snprintf(plan->why, sizeof(plan->why),
-		 "no free real-time signal (it catches or ignores every one from %d to %d)", SIG_LOWEST,
-		 SIG_HIGHEST);
-}
-
-/* The route of a thread blocked (State S): by what it is blocked in. */
-static int route_blocked(pid_t pid, pid_t tid, char *why, size_t len, bool *eintr)
-{
-	struct proc_syscall sc;
-	const char *name;
-	char num[32];
-
-	if (procfs_task_syscall(pid, tid, &sc) < 0) {
-		snprintf(why, len, "its /proc syscall cannot be read (%s)", strerror(errno));
-		return -1;
-	}
-	if (sc.kind == SYSCALL_RUNNING)
-		return 0;
-	if (sc.kind == SYSCALL_NONE) {
-		snprintf(why, len, "waiting outside a system call (a page fault?)");
-		return -1;
-	}
-	switch (sigcalls_verdict(sc.nr, sc.args, &name, num, sizeof(num))) {
-	case SIGCALL_EINTR_ANYWAY:
-		*eintr = true;
-		return 0;
-	case SIGCALL_RESTARTS:
-	case SIGCALL_NO_WAIT:
-		return 0;
-	case SIGCALL_ENDS:
-		break;
-	}
-	snprintf(why, len, "in %s, which a signal handler would end", name);
-	return -1;
-}
-
-int sigengine_route(const struct sigplan *plan, pid_t tid, char *why, size_t len, bool *eintr)
-{
-	struct proc_status st;
-
-	*eintr = false;
-	if (!plan->sig) {
-		snprintf(why, len, "%s", plan->why);
-		return -1;
-	}
-	if (procfs_task_status(plan->pid, tid, &st) < 0) {
-		snprintf(why, len, "its /proc status cannot be read (%s)", strerror(errno));
-		return -1;
-	}
-	if (st.tracer > 0) {
-		snprintf(why, len, "traced by pid %d", (int)st.tracer);
-		return -1;
-	}
-	if (st.seccomp != 0) {
-		snprintf(why, len, "under seccomp");
-		return -1;
-	}
-	if (st.sig_blk & bit_of(plan->sig)) {
-		snprintf(why, len, "it blocks signal %d", plan->sig);
-		return -1;
-	}
-	if (st.sig_pnd & bit_of(plan->sig)) {
-		snprintf(why, len, "signal %d is pending in it", plan->sig);
-		return -1;
-	}
-	switch (st.state) {
-	case 'R':	/* /proc shows no call of a running task: it takes the signal */
-		return 0;
-	case 'S':
-		return route_blocked(plan->pid, tid, why, len, eintr);
-	case 'D':
-		snprintf(why, len, "in uninterruptible sleep");
-		return -1;
-	default:
-		snprintf(why, len, "in state %c", st.state ? st.state : '?');
-		return -1;
-	}
-}
 
 /* ---- the region --------------------------------------------------------------- */
 
@@ -799,21 +682,6 @@ int sigengine_collect(struct sigengine *e, struct sigticket *t, const struct tas
 }
 
 #else /* !PMP_SIGENGINE_SUPPORTED */
-
-void sigengine_plan(pid_t pid, struct sigplan *plan)
-{
-	memset(plan, 0, sizeof(*plan));
-	plan->pid = pid;
-	snprintf(plan->why, sizeof(plan->why), "no signal engine on this architecture");
-}
-
-int sigengine_route(const struct sigplan *plan, pid_t tid, char *why, size_t len, bool *eintr)
-{
-	(void)tid;
-	*eintr = false;
-	snprintf(why, len, "%s", plan->why);
-	return -1;
-}
 
 struct sigengine *sigengine_start(struct ptrace_session *s, const struct sigplan *plan,
 				  const struct task_handle *h, const struct ptrace_request *req,
