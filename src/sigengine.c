@@ -251,8 +251,7 @@ struct install {
 /* memfd_create in the held thread, its descriptor in *fd.  MFD_EXEC
  * (Linux 6.3), so that vm.memfd_noexec=1 does not make the region
  * unexecutable; a kernel that does not know the flag answers EINVAL, and
- * is asked again without it.  A why is left only by the call that counts:
- * the install's caller takes any why for a failure. */
+ * is asked again without it. */
 static int memfd_in_target(struct tracee *t, struct install *in, long *fd)
 {
 	const unsigned long name = t->s->page + SCRATCH_NAME_AT;
@@ -262,7 +261,6 @@ static int memfd_in_target(struct tracee *t, struct install *in, long *fd)
 		return 0;
 	if (*fd != -EINVAL)
 		return -1;
-	in->why[0] = '\0';
 	return call(t, SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING, 0, 0, 0, 0, fd, "memfd_create",
 		    in->why, in->len);
 }
@@ -335,8 +333,12 @@ static int install_work(struct tracee *t, void *arg)
 		snprintf(in->why, in->len, "pidfd_open(2) failed: %s", strerror(errno));
 		return -1;
 	}
-	if (map_in_target(t, in) == 0 && put_handler(t, in) == 0)
+	if (map_in_target(t, in) == 0 && put_handler(t, in) == 0) {
+		/* the start knows the outcome by why alone (the session drops
+		 * this result): a call retried on the way leaves none */
+		in->why[0] = '\0';
 		return 0;
+	}
 	if (e->at && !e->installed && (region_is_ours(e, t, true) || region_is_ours(e, t, false)) &&
 	    call(t, SYS_munmap, e->at, e->len, 0, 0, 0, 0, &rv, "munmap", in->why, in->len) == 0)
 		e->at = 0;

@@ -40,10 +40,10 @@ percentile() {
 		i = int(NR * p / 100 + 0.999); if (i < 1) i = 1; print v[i] }'
 }
 
-# tool RUN_FILE FIELD ARGS...: one timed run of the tool over $tpid; the
+# time_tool RUN_FILE FIELD ARGS...: one timed run of the tool over $tpid; the
 # thread FIELD (delay_us or held_us) of each thread appended to
 # $work/FIELD; every one of the $n threads must be set
-tool() {
+time_tool() {
 	local file=$1 field=$2
 	shift 2
 	measure "$work/json" "$tool" --backend=ptrace -a --interleave=0 --json "$@" -p "$tpid" >>"$work/$file"
@@ -69,8 +69,8 @@ row() {
 	for f in taskset engine ptrace delay_us held_us bysignal-engine bysignal-ptrace; do : >"$work/$f"; done
 	for _ in $(seq "$runs"); do
 		measure /dev/null taskset -a -p f "$tpid" >>"$work/taskset"
-		tool engine delay_us
-		tool ptrace held_us --no-signal
+		time_tool engine delay_us
+		time_tool ptrace held_us --no-signal
 	done
 	kill "$tpid" "$sleeper"
 	exec {keep}<&-
