@@ -162,7 +162,10 @@ tids_of() {
 wait_untraced() {
 	local i traced
 	for i in $(seq 100); do
-		traced=$(grep -H '^TracerPid:[[:space:]]*[1-9]' /proc/"$1"/task/*/status 2>/dev/null) || return 0
+		# a thread that ends between the glob and its read makes grep
+		# answer 2 whatever it found: the lines found are the answer
+		traced=$(grep -H '^TracerPid:[[:space:]]*[1-9]' /proc/"$1"/task/*/status 2>/dev/null || true)
+		[ -n "$traced" ] || return 0
 		sleep 0.05
 	done
 	echo "still traced after 5 s: $traced" >&2
