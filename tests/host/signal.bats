@@ -74,10 +74,10 @@ every_thread() {
 # nothing_left: no region in the target's maps, its handlers as before,
 # no thread traced or stopped.
 nothing_left() {
-	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps"
+	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps" || false
 	[ "$(awk '/^SigCgt:/ { print $2 }' "/proc/$T_PID/status")" = "${1:-$SIGCGT_BEFORE}" ]
-	! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$T_PID"/task/*/status
-	! grep -qE '^State:[[:space:]]*[Tt]' /proc/"$T_PID"/task/*/status
+	! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$T_PID"/task/*/status || false
+	! grep -qE '^State:[[:space:]]*[Tt]' /proc/"$T_PID"/task/*/status || false
 }
 
 # paths: "PATH COUNT" lines of a --json run in $output.
@@ -181,8 +181,8 @@ set_json() {
 	# took is still its own: the end did not put ours or the old one back
 	[ "$took" -ge 1 ]
 	[ "$kept" -eq "$took" ]
-	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps"
-	! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$T_PID"/task/*/status
+	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps" || false
+	! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$T_PID"/task/*/status || false
 }
 
 @test "altstack: the frame lands on each thread's 4 KiB sigaltstack, nothing below its stack pointer" {
@@ -221,7 +221,7 @@ set_json() {
 	[ "$(field ok "$REPLY_LINE")" = 1 ]
 	[ "$(field unmapped "$REPLY_LINE")" -eq 1 ]
 	[ "$(field ignored "$REPLY_LINE")" -eq 1 ]
-	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps"
+	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps" || false
 	# the signal it ignored stays ignored: one bit of SigIgn among 35..64
 	[ "$(python3 -c 'import sys; v = int(sys.argv[1], 16); print(bin(v >> 34).count("1"))' \
 		"$(awk '/^SigIgn:/ { print $2 }' "/proc/$T_PID/status")")" -eq 1 ]
@@ -309,7 +309,7 @@ set_json() {
 		TOOL_PID=
 		sleep 0.2
 		kill -0 "$T_PID"
-		! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$T_PID"/task/*/status
+		! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$T_PID"/task/*/status || false
 		# at most one region (two mappings) per kill
 		left=$(grep -c 'memfd:pidmempolicy' "/proc/$T_PID/maps" || true)
 		[ "$left" -le $((2 * i)) ]
