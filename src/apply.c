@@ -434,6 +434,25 @@ static void foresee_path(struct applier *a, struct task_handle *h, struct outcom
 	}
 }
 
+/* --show -o PATH: the path a run with the same options would take, by
+ * the dry run's rules (no policy: only the engine's own refusals). */
+static void foresee_shown_path(struct applier *a, struct task_handle *h, struct outcome *o)
+{
+	const struct ptrace_request req = { .allow_seccomp = a->allow_seccomp };
+	struct outcome would = { .detail.yama_scope = -1 };
+	struct ptrace_result res;
+
+	if (a->backend == BACKEND_SYSCALL) {
+		o->path = h->problem == FAIL_NONE ? PATH_SYSCALL : PATH_NONE;
+		return;
+	}
+	if (ptrace_refuses(a, h, &would))
+		return;
+	ptrace_foresee(h, &req, &res);
+	if (res.failure == FAIL_NONE)
+		foresee_path(a, h, o);
+}
+
 /* The ptrace backend, one thread (a dry run foresees it by the same
  * rules). */
 static void apply_ptrace(struct applier *a, struct task_handle *h, struct outcome *o)
@@ -453,13 +472,20 @@ static void apply_ptrace(struct applier *a, struct task_handle *h, struct outcom
 		migrate_process(a, h, &o->migration);
 }
 
+static void show_one(struct applier *a, struct task_handle *h, struct outcome *o)
+{
+	read_state(a, h, o);
+	if (a->show_path && o->kind == OUTCOME_SHOWN)
+		foresee_shown_path(a, h, o);
+}
+
 static void apply_one(struct applier *a, struct task_handle *h, struct outcome *o)
 {
 	*o = (struct outcome){ .detail.yama_scope = -1, .held_us = -1, .delay_us = -1 };
 	/* reading /proc needs no pidfd: a kernel without thread pidfds can
 	 * still show every thread */
 	if (a->action == ACTION_SHOW && h->problem == FAIL_NO_THREAD_PIDFD) {
-		read_state(a, h, o);
+		show_one(a, h, o);
 		return;
 	}
 	/* nor does ptrace */
@@ -473,7 +499,7 @@ static void apply_one(struct applier *a, struct task_handle *h, struct outcome *
 	}
 	switch (a->action) {
 	case ACTION_SHOW:
-		read_state(a, h, o);
+		show_one(a, h, o);
 		return;
 	case ACTION_DRY_RUN:
 		foresee_refusal(a, h, o);

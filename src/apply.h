@@ -61,7 +61,7 @@ struct outcome {
 						 * policy before; NULL if not read */
 	long held_us;			/* the ptrace backend: how long the thread was
 					 * held (interrupt to release); -1 if not */
-	enum set_path path;		/* setting, dry run: how */
+	enum set_path path;		/* setting, dry run, show_path: how */
 	const char *path_why;		/* PATH_PTRACE under the ptrace backend: why
 					 * not by signal; NULL if no engine was asked */
 	long delay_us;			/* PATH_SIGNAL: from the signal to the answer; -1 */
@@ -105,6 +105,8 @@ struct applier {
 	bool allow_seccomp;		/* BACKEND_PTRACE: inject despite a seccomp filter */
 	bool read_before;		/* ACTION_SET, ACTION_DRY_RUN: read each task's
 					 * policy before (for -v, a dry run, --json) */
+	bool show_path;			/* ACTION_SHOW: foresee each thread's path
+					 * under backend (the PATH column) */
 	struct ptrace_session *session;	/* BACKEND_PTRACE: the process in hand's, or NULL */
 	bool asked_sys_nice;		/* have_sys_nice holds privs_have_sys_nice() */
 	int have_sys_nice;

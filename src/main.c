@@ -185,6 +185,11 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* a syscall backend required and missing: a run sets nothing, each
+	 * thread's PATH is "-" */
+	if (action == ACTION_SHOW && table && show_has_path(table))
+		run.applier.show_path = choose_backend(&req, &setter, &backend, backend_why,
+						       sizeof(backend_why)) == 0;
 	run.applier.action = action;
 	run.applier.setter = &setter;
 	run.applier.policy = action == ACTION_SHOW ? NULL : &policy;

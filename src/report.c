@@ -322,21 +322,23 @@ static void json_task(struct report *r, struct task_handle *h, const struct outc
 }
 
 /* --show: a thread's row, or its share of its process's. */
-static void show_thread(struct report *r, struct task_handle *h, const struct task_state *st)
+static void show_thread(struct report *r, struct task_handle *h, const struct outcome *o)
 {
+	const struct task_state *st = o->state;
 	char comm[SHOWN_COMM_SIZE], policy[TEXT_ESCAPED_SIZE(sizeof(st->policy))],
 	     mems[TEXT_ESCAPED_SIZE(sizeof(st->mems_allowed))];
+	struct show_thread row = { .pid = h->pid, .tid = h->tid, .path = path_names[o->path] };
 
 	tally_thread(r, h, st);
 	if (!r->table || r->view != SHOW_THREADS)
 		return;
-	if (show_add_thread(r->table, h->pid, h->tid,
-			    targets_comm_known(h) ?
-			    text_escape(targets_task_stat(h)->comm, (size_t)-1, comm, sizeof(comm)) : NULL,
-			    inspect_policy_known(st) ? text_escape(st->policy, sizeof(st->policy), policy,
-								   sizeof(policy)) : NULL,
-			    st->mems_allowed[0] ? text_escape(st->mems_allowed, sizeof(st->mems_allowed),
-							      mems, sizeof(mems)) : NULL) < 0)
+	if (targets_comm_known(h))
+		row.comm = text_escape(targets_task_stat(h)->comm, (size_t)-1, comm, sizeof(comm));
+	if (inspect_policy_known(st))
+		row.policy = text_escape(st->policy, sizeof(st->policy), policy, sizeof(policy));
+	if (st->mems_allowed[0])
+		row.mems_allowed = text_escape(st->mems_allowed, sizeof(st->mems_allowed), mems, sizeof(mems));
+	if (show_add_thread(r->table, &row) < 0)
 		report_failure(r, "out of memory while drawing the table");
 }
 
@@ -466,7 +468,7 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 		break;
 	case OUTCOME_SHOWN:
 		r->applied++;
-		show_thread(r, h, o->state);
+		show_thread(r, h, o);
 		break;
 	case OUTCOME_GONE:
 		r->gone++;

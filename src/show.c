@@ -15,7 +15,7 @@
 #include "show.h"
 #include "text.h"
 
-enum col_id { COL_PID, COL_TID, COL_COMMAND, COL_POLICY, COL_MEMS, COL_THREADS, COL_SAME,
+enum col_id { COL_PID, COL_TID, COL_COMMAND, COL_POLICY, COL_MEMS, COL_PATH, COL_THREADS, COL_SAME,
 	      COL_DIFFER, COL_NODE };
 
 #define IN_THREADS (1u << SHOW_THREADS)
@@ -34,6 +34,7 @@ static const struct colinfo {
 	[COL_COMMAND] = { "COMMAND", 15, 0, IN_THREADS | IN_PROCESSES, IN_THREADS | IN_PROCESSES },
 	[COL_POLICY] = { "POLICY", 12, 0, IN_THREADS | IN_PROCESSES, IN_THREADS | IN_PROCESSES },
 	[COL_MEMS] = { "MEMS", 5, 0, IN_THREADS | IN_PROCESSES, IN_THREADS | IN_PROCESSES },
+	[COL_PATH] = { "PATH", 7, 0, IN_THREADS, 0 },
 	[COL_THREADS] = { "THREADS", 7, SCOLS_FL_RIGHT, IN_PROCESSES, IN_PROCESSES },
 	[COL_SAME] = { "SAME", 4, SCOLS_FL_RIGHT, IN_PROCESSES, IN_PROCESSES },
 	[COL_DIFFER] = { "DIFFER", 6, SCOLS_FL_RIGHT, IN_PROCESSES, IN_PROCESSES },
@@ -215,8 +216,15 @@ static int set_number(struct libscols_line *ln, size_t i, unsigned long long v)
 	return scols_line_set_data(ln, i, buf);
 }
 
-int show_add_thread(struct show_table *t, pid_t pid, pid_t tid, const char *comm,
-		    const char *policy, const char *mems_allowed)
+bool show_has_path(const struct show_table *t)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		if (t->id[i] == COL_PATH)
+			return true;
+	return false;
+}
+
+int show_add_thread(struct show_table *t, const struct show_thread *th)
 {
 	struct libscols_line *ln = scols_table_new_line(t->tb, NULL);
 
@@ -226,11 +234,12 @@ int show_add_thread(struct show_table *t, pid_t pid, pid_t tid, const char *comm
 		int rc = 0;
 
 		switch (t->id[i]) {
-		case COL_PID:     rc = set_number(ln, i, (unsigned long long)pid); break;
-		case COL_TID:     rc = set_number(ln, i, (unsigned long long)tid); break;
-		case COL_COMMAND: rc = set_cell(t, ln, i, comm); break;
-		case COL_POLICY:  rc = set_cell(t, ln, i, policy); break;
-		case COL_MEMS:    rc = set_cell(t, ln, i, mems_allowed); break;
+		case COL_PID:     rc = set_number(ln, i, (unsigned long long)th->pid); break;
+		case COL_TID:     rc = set_number(ln, i, (unsigned long long)th->tid); break;
+		case COL_COMMAND: rc = set_cell(t, ln, i, th->comm); break;
+		case COL_POLICY:  rc = set_cell(t, ln, i, th->policy); break;
+		case COL_MEMS:    rc = set_cell(t, ln, i, th->mems_allowed); break;
+		case COL_PATH:    rc = scols_line_set_data(ln, i, th->path ? th->path : "-"); break;
 		default:          break;	/* parse_column keeps the others out */
 		}
 		if (rc < 0)
@@ -259,7 +268,8 @@ int show_add_process(struct show_table *t, const struct show_process *p)
 		case COL_NODE:
 			rc = set_number(ln, i, t->node[i] < p->nnodes ? p->pages[t->node[i]] : 0);
 			break;
-		case COL_TID:     break;
+		case COL_TID:
+		case COL_PATH:    break;
 		}
 		if (rc < 0)
 			return -1;

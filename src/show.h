@@ -20,6 +20,16 @@ enum show_view {
 
 struct show_table;
 
+/* One thread's row. */
+struct show_thread {
+	pid_t pid, tid;
+	const char *comm;		/* escaped for a terminal */
+	const char *policy;		/* NULL if unknown */
+	const char *mems_allowed;	/* NULL if unknown */
+	const char *path;		/* PATH: "syscall", "signal", "ptrace", or
+					 * NULL where a run would not set it */
+};
+
 /* One process's row: its main thread's policy and how many of its
  * threads have the same one, and its resident pages per node. */
 struct show_process {
@@ -39,10 +49,13 @@ struct show_process {
 struct show_table *show_new(enum show_view view, const char *columns, bool noheadings,
 			    bool raw, unsigned int max_node, char *why, size_t whylen);
 
-/* A row.  Text is copied; NULL prints as "unknown".  0, or -1 (out of
- * memory). */
-int show_add_thread(struct show_table *t, pid_t pid, pid_t tid, const char *comm,
-		    const char *policy, const char *mems_allowed);
+/* Whether the table has the PATH column: what its rows cost to find out
+ * is paid only then. */
+bool show_has_path(const struct show_table *t);
+
+/* A row.  Text is copied; NULL prints as "unknown" (PATH: "-").  0, or
+ * -1 (out of memory). */
+int show_add_thread(struct show_table *t, const struct show_thread *th);
 int show_add_process(struct show_table *t, const struct show_process *p);
 
 /* Print the table (nothing if it has no row) and free it.  0, or -1. */
@@ -59,6 +72,8 @@ void show_free(struct show_table *t);
 	"  POLICY   task policy as numa_maps proves it, or unknown\n" \
 	"           (per process: the main thread's)\n" \
 	"  MEMS     nodes the task's cpuset allows\n" \
+	"  PATH     how a run with the same options would set the thread:\n" \
+	"           syscall, signal, ptrace, or - (thread view only)\n" \
 	"  THREADS  threads read (process view only)\n" \
 	"  SAME     threads with the main thread's policy (process view only)\n" \
 	"  DIFFER   threads with another or an unknown one (process view only)\n" \

@@ -309,6 +309,8 @@ LONG_OPTIONS='--pid --all-threads --all-tasks --all --cgroup --unit --interleave
 	has PID && has POLICY
 	comp --show -o PID,TH
 	[ "${lines[*]}" = "PID,THREADS" ]
+	comp --show -o PID,PA
+	[ "${lines[*]}" = "PID,PATH" ]
 	comp --show = p
 	[ "${lines[*]}" = "processes" ]
 }

@@ -131,6 +131,49 @@ set_json() {
 	nothing_left
 }
 
+# show_paths ARGS...: "TID PATH" lines of --show -o TID,PATH over the
+# target, and the same of a dry run's --json with the same ARGS; the two
+# must be equal.  SHOWN holds them.
+show_paths() {
+	run --separate-stderr "$PMP" --show --raw --noheadings -o TID,PATH "$@" -p "$T_PID"
+	echo "show: status=$status stderr=[$stderr]"
+	[ "$status" -eq 0 ]
+	SHOWN=$(sort -n <<<"$output")
+	run --separate-stderr "$PMP" -n --json --interleave=0 "$@" -p "$T_PID"
+	[ "$status" -eq 0 ]
+	local would
+	would=$(jq -r '.threads[] | "\(.tid) \(.path)"' <<<"$output" | sort -n)
+	echo "shown: $(uniq -c -f1 <<<"$SHOWN")"
+	[ "$SHOWN" = "$would" ]
+}
+
+@test "--show -o PATH foresees each thread's path as a dry run does, and changes nothing" {
+	target_start "$PMP_THREADS" --wait=futex 12
+	show_paths -a
+	[ "$(grep -c ' signal$' <<<"$SHOWN")" -eq 12 ]
+	[ "$(grep -c "^$T_PID ptrace\$" <<<"$SHOWN")" -eq 1 ]
+	show_paths -a --no-signal
+	[ "$(grep -c ' ptrace$' <<<"$SHOWN")" -eq 13 ]
+	show_paths
+	[ "$SHOWN" = "$T_PID ptrace" ]
+	# not in the default columns, nor in the process view
+	run --separate-stderr "$PMP" --show -a -p "$T_PID"
+	[[ ${lines[0]} != *PATH* ]]
+	run --separate-stderr "$PMP" --show=processes -o PATH -p "$T_PID"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "pidmempolicy: column PATH is not in --show=processes" ]
+	every_thread default
+	nothing_left
+}
+
+@test "--show -o PATH: threads asleep in pause, the dry run's ptrace each" {
+	target_start "$PMP_THREADS" --wait=pause 12
+	show_paths -a
+	[ "$(grep -c ' ptrace$' <<<"$SHOWN")" -eq 13 ]
+	every_thread default
+	nothing_left
+}
+
 @test "--no-signal: every thread through a ptrace stop of its own, no handler put in" {
 	target_start "$PMP_THREADS" --wait=futex 12
 	set_json --no-signal --interleave=0
@@ -181,8 +224,8 @@ set_json() {
 	# took is still its own: the end did not put ours or the old one back
 	[ "$took" -ge 1 ]
 	[ "$kept" -eq "$took" ]
-	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps" || false
-	! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$T_PID"/task/*/status || false
+	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps"
+	! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$T_PID"/task/*/status
 }
 
 @test "altstack: the frame lands on each thread's 4 KiB sigaltstack, nothing below its stack pointer" {
@@ -221,7 +264,7 @@ set_json() {
 	[ "$(field ok "$REPLY_LINE")" = 1 ]
 	[ "$(field unmapped "$REPLY_LINE")" -eq 1 ]
 	[ "$(field ignored "$REPLY_LINE")" -eq 1 ]
-	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps" || false
+	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps"
 	# the signal it ignored stays ignored: one bit of SigIgn among 35..64
 	[ "$(python3 -c 'import sys; v = int(sys.argv[1], 16); print(bin(v >> 34).count("1"))' \
 		"$(awk '/^SigIgn:/ { print $2 }' "/proc/$T_PID/status")")" -eq 1 ]
@@ -309,7 +352,7 @@ set_json() {
 		TOOL_PID=
 		sleep 0.2
 		kill -0 "$T_PID"
-		! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$T_PID"/task/*/status || false
+		! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$T_PID"/task/*/status
 		# at most one region (two mappings) per kill
 		left=$(grep -c 'memfd:pidmempolicy' "/proc/$T_PID/maps" || true)
 		[ "$left" -le $((2 * i)) ]
