@@ -42,7 +42,7 @@ count() {
 	done
 	[ "$n" -eq 41 ]
 	# nothing of the engine stays: no region, the handlers as before, untraced
-	! grep -q 'memfd:pidmempolicy' "/proc/$TARGET_PID/maps"
+	! grep -q 'memfd:pidmempolicy' "/proc/$TARGET_PID/maps" || false
 	[ "$(awk '/^SigCgt:/ { print $2 }' "/proc/$TARGET_PID/status")" = "$sigcgt" ]
 	! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$TARGET_PID"/task/*/status
 }

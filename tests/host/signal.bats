@@ -224,7 +224,7 @@ show_paths() {
 	# took is still its own: the end did not put ours or the old one back
 	[ "$took" -ge 1 ]
 	[ "$kept" -eq "$took" ]
-	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps"
+	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps" || false
 	! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$T_PID"/task/*/status
 }
 
@@ -264,7 +264,7 @@ show_paths() {
 	[ "$(field ok "$REPLY_LINE")" = 1 ]
 	[ "$(field unmapped "$REPLY_LINE")" -eq 1 ]
 	[ "$(field ignored "$REPLY_LINE")" -eq 1 ]
-	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps"
+	! grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps" || false
 	# the signal it ignored stays ignored: one bit of SigIgn among 35..64
 	[ "$(python3 -c 'import sys; v = int(sys.argv[1], 16); print(bin(v >> 34).count("1"))' \
 		"$(awk '/^SigIgn:/ { print $2 }' "/proc/$T_PID/status")")" -eq 1 ]
@@ -352,7 +352,7 @@ show_paths() {
 		TOOL_PID=
 		sleep 0.2
 		kill -0 "$T_PID"
-		! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$T_PID"/task/*/status
+		! grep -qE '^TracerPid:[[:space:]]*[1-9]' /proc/"$T_PID"/task/*/status || false
 		# at most one region (two mappings) per kill
 		left=$(grep -c 'memfd:pidmempolicy' "/proc/$T_PID/maps" || true)
 		[ "$left" -le $((2 * i)) ]
