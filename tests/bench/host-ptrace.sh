@@ -8,16 +8,17 @@
 # process whose threads wait on a futex (as a pool's idle threads wait),
 # then for 1,000 threads of which 2 spin in user space and 2 make
 # getppid(2) without pause (a busy target), in turn, BENCH_HOST_RUNS times
-# (5): `taskset -a -p f`, `pidmempolicy --backend=ptrace -a --interleave=0
-# --json` (the signal engine: one thread stopped, the others signalled)
-# and the same with --no-signal (every thread through its own ptrace
-# stops), each timed by pmp-measure.  Printed: the medians of wall time
-# and of CPU time (user + system, the tool's tracing process included),
-# the ratios to taskset, and over every thread of every run the delay of
-# each signalled thread (delay_us: from its signal to its handler's call)
-# and the pause of each thread --no-signal stops (held_us: from the
-# request to stop to the release), as p50 and p99.  Needs root (or the
-# right to trace the target) and jq.
+# (5): `taskset -a -p f`, `pidmempolicy --backend=ptrace -a --interleave=0`
+# (the signal engine: one thread stopped, the others signalled) and the
+# same with --no-signal (every thread through its own ptrace stops), each
+# timed by pmp-measure, then each once more with --json, untimed, for the
+# figures of each thread.  Printed: the medians of wall time and of CPU
+# time (user + system, the tool's tracing process included), the ratios
+# to taskset, and over every thread of every --json run the delay of each
+# signalled thread (delay_us: from its signal to its handler's call) and
+# the pause of each thread --no-signal stops (held_us: from the request
+# to stop to the release), as p50 and p99.  Needs root (or the right to
+# trace the target) and jq.
 set -euo pipefail
 builddir=${1:?usage: host-ptrace.sh BUILDDIR}
 helpers=$builddir/tests/helpers
@@ -40,13 +41,17 @@ percentile() {
 		i = int(NR * p / 100 + 0.999); if (i < 1) i = 1; print v[i] }'
 }
 
-# time_tool RUN_FILE FIELD ARGS...: one timed run of the tool over $tpid; the
-# thread FIELD (delay_us or held_us) of each thread appended to
-# $work/FIELD; every one of the $n threads must be set
+# time_tool RUN_FILE FIELD ARGS...: one timed run of the tool over $tpid,
+# as an admin or a script runs it (no --json: -v and --json read every
+# thread's numa_maps first, for its policy before); then one untimed run
+# with --json, whose thread FIELD (delay_us or held_us) of each thread is
+# appended to $work/FIELD.  Both must set every one of the $n threads.
 time_tool() {
 	local file=$1 field=$2
 	shift 2
-	measure "$work/json" "$tool" --backend=ptrace -a --interleave=0 --json "$@" -p "$tpid" >>"$work/$file"
+	measure /dev/null "$tool" --backend=ptrace -a --interleave=0 "$@" -p "$tpid" >>"$work/$file" ||
+		{ echo "host-ptrace: a timed run failed" >&2; exit 1; }
+	"$tool" --backend=ptrace -a --interleave=0 --json "$@" -p "$tpid" >"$work/json"
 	jq -r ".threads[].$field // empty" "$work/json" >>"$work/$field"
 	[ "$(jq -r .totals.done "$work/json")" = "$n" ] ||
 		{ echo "host-ptrace: a run did not set all $n threads" >&2; exit 1; }
