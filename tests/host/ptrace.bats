@@ -733,12 +733,11 @@ cli_round() {
 	"$PMP" --backend=ptrace -a --membind=0 -p "$BLOCKER_PID" >/dev/null 2>&1 3>&- &
 	local tool=$!
 	sleep 0.03
-	kill -KILL "$tool" 2>/dev/null || true
+	kill_tool "$tool"
 	wait "$tool" || true
+	wait_tracers_done
 	wait_untraced "$BLOCKER_PID"
-	for t in $(tids_of "$BLOCKER_PID"); do
-		[[ $(thread_state "$BLOCKER_PID" "$t") != [Tt] ]]
-	done
+	wait_settled "$BLOCKER_PID"
 	ask ping
 	ask idle-check
 }
@@ -753,7 +752,7 @@ cli_round() {
 	cli_ready
 	blocker_start --ms=$MS --idle=300
 	ask start 4000
-	local i d st tool cut=0 name t0 span left
+	local i d st tool cut=0 tracers=0 name t0 span
 	# the moments are drawn from the length of a whole run, here and now:
 	# the shortest of three (EPOCHREALTIME: busybox's date has no %N);
 	# a kill that comes after its run ended shrinks the span, since runs
@@ -772,7 +771,7 @@ cli_round() {
 		tool=$!
 		d=$((RANDOM % span))
 		sleep "$((d / 1000)).$(printf '%03d' $((d % 1000)))"
-		kill -KILL "$tool" 2>/dev/null || true
+		kill_tool "$tool"
 		st=0
 		wait "$tool" || st=$?
 		if [ "$st" -eq 137 ]; then
@@ -780,16 +779,16 @@ cli_round() {
 		elif [ "$span" -gt 4 ]; then
 			span=$((span * 2 / 3))
 		fi
+		[ -z "$TOOL_TRACERS" ] || tracers=$((tracers + 1))
+		wait_tracers_done
 		wait_untraced "$BLOCKER_PID"
 		# no thread stopped, none with every signal blocked: one grep over
 		# all of them (a shell loop over 300 threads took minutes on the
 		# emulated aarch64 guest)
-		left=$(grep -E '^(State:[[:space:]]*[Tt]|SigBlk:[[:space:]]*fffffffffffbfeff$)' \
-			/proc/"$BLOCKER_PID"/task/*/status || true)
-		[ -z "$left" ] || { echo "kill $i left: $left"; false; }
+		wait_settled "$BLOCKER_PID" || { echo "kill $i left them"; false; }
 	done
 	echo "the span at the end: $span ms"
-	echo "kills that cut a run short: $cut of 20"
+	echo "kills that cut a run short: $cut of 20; with a tracing process made: $tracers"
 	[ "$cut" -ge 5 ]
 	ask ping
 	ask wait

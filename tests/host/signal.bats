@@ -318,16 +318,13 @@ show_paths() {
 		TOOL_PID=$!
 		d=$((RANDOM % span))
 		sleep "$((d / 1000)).$(printf '%03d' $((d % 1000)))"
-		kill -KILL "$TOOL_PID" 2>/dev/null || true
+		kill_tool "$TOOL_PID"
 		st=0
 		wait "$TOOL_PID" || st=$?
 		TOOL_PID=
 		[ "$st" -ne 137 ] || cut=$((cut + 1))
 		# its tracing process takes the engine out, then exits
-		for _ in $(seq 100); do
-			grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps" || break
-			sleep 0.05
-		done
+		wait_tracers_done
 		nothing_left || { echo "kill $i at ${d} ms left something"; false; }
 		policies | awk '$1 != "bind:0" && $1 != "interleave:0" { exit 1 }'
 	done

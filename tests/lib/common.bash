@@ -155,6 +155,40 @@ tids_of() {
 	ls "/proc/$1/task" | sort -n
 }
 
+# kill_tool PID: SIGKILL the tool, noting first the tracing processes it
+# made (its children, src/ptrace-tracer.h), which outlive it to finish the
+# thread in hand and take out what the tool put in; TOOL_TRACERS holds
+# them.  The tool is stopped for the reading, so that none is made
+# between it and the kill.
+kill_tool() {
+	TOOL_TRACERS=
+	kill -STOP "$1" 2>/dev/null || return 0
+	TOOL_TRACERS=$(cat /proc/"$1"/task/*/children 2>/dev/null || true)
+	kill -KILL "$1" 2>/dev/null || true
+}
+
+# wait_tracers_done: wait (10 s at most) until each of TOOL_TRACERS has
+# exited (a zombie its new parent has not reaped yet counts).  No thread
+# traced at one instant does not say that: a tracing process notices the
+# tool's death only within 50 ms, and lets go of each thread before it
+# holds the next.
+wait_tracers_done() {
+	local i p st left
+	for i in $(seq 200); do
+		left=
+		for p in $TOOL_TRACERS; do
+			st=$(awk '/^State:/ { print $2 }' "/proc/$p/status" 2>/dev/null || true)
+			if [ -n "$st" ] && [ "$st" != Z ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = pidmempolicy ]; then
+				left="$left $p"
+			fi
+		done
+		[ -n "$left" ] || return 0
+		sleep 0.05
+	done
+	echo "tracing processes still at work after 10 s:$left" >&2
+	return 1
+}
+
 # wait_untraced PID: wait (5 s at most) until no thread of PID is traced:
 # a SIGKILLed tool's tracing process lets go once it has finished the
 # thread in hand (src/ptrace-tracer.h).  Fails naming the threads still
@@ -169,6 +203,28 @@ wait_untraced() {
 		sleep 0.05
 	done
 	echo "still traced after 5 s: $traced" >&2
+	return 1
+}
+
+# wait_settled PID: wait (1 s at most) until no thread of PID is in a
+# tracing stop and none blocks every signal (SigBlk with all but SIGKILL
+# and SIGSTOP, as an injection blocks them).  A thread the kernel let go
+# of when its tracer exited shows 't' until it next runs, so a moment's
+# look is not the answer; a mask left blocked stays so.  Fails naming
+# each such thread: its name, state, masks, tracer and system call.
+wait_settled() {
+	local i left f
+	for i in $(seq 20); do
+		left=$(grep -lE '^(State:[[:space:]]*[Tt]|SigBlk:[[:space:]]*fffffffffffbfeff$)' \
+			/proc/"$1"/task/*/status 2>/dev/null || true)
+		[ -n "$left" ] || return 0
+		sleep 0.05
+	done
+	echo "threads of $1 still stopped or with every signal blocked after 1 s:" >&2
+	for f in $left; do
+		echo "  ${f%/status}: $(grep -E '^(Name|State|SigBlk|SigPnd|TracerPid):' "$f" 2>/dev/null |
+			tr -s '\t\n' '  ') syscall=$(cat "${f%/status}/syscall" 2>/dev/null)" >&2
+	done
 	return 1
 }
 
