@@ -683,36 +683,4 @@ int sigengine_collect(struct sigengine *e, struct sigticket *t, const struct tas
 	return 0;
 }
 
-#else /* !PMP_SIGENGINE_SUPPORTED */
-
-struct sigengine *sigengine_start(struct ptrace_session *s, const struct sigplan *plan,
-				  const struct task_handle *h, const struct ptrace_request *req,
-				  struct ptrace_result *res, char *why, size_t len)
-{
-	ptrace_set_thread_policy(s, h, req, res);
-	snprintf(why, len, "%s", plan->why);
-	return NULL;
-}
-
-void sigengine_send(struct sigengine *e, const struct task_handle *h, struct sigticket *t)
-{
-	(void)e;
-	(void)h;
-	memset(t, 0, sizeof(*t));
-}
-
-int sigengine_collect(struct sigengine *e, struct sigticket *t, const struct task_handle *h,
-		      struct ptrace_result *res, long *delay_us, bool *interrupted)
-{
-	(void)e, (void)t, (void)h, (void)res, (void)delay_us, (void)interrupted;
-	return -1;
-}
-
-void sigengine_end(struct sigengine *e, char *note, size_t len)
-{
-	(void)e;
-	if (len)
-		note[0] = '\0';
-}
-
 #endif /* PMP_SIGENGINE_SUPPORTED */
