@@ -20,6 +20,10 @@
 #   task_policy PID [TID]   the task policy of a thread as numa_maps shows it
 #   thread_state PID TID    its state letter (R, S, T, t, Z, ...)
 #   tids_of PID             its thread ids, sorted
+#   wait_untraced PID       until no thread of PID is traced (5 s at most)
+#   wait_settled PID        until none is stopped or fully blocked (1 s)
+#   kill_tool PID           SIGKILL the tool, its tracing processes noted
+#   wait_tracers_done       until those have exited (10 s at most)
 #   fifo_spawn DIR CMD...   CMD in the background on fifos (see below)
 
 in_guest() { [ "${PMP_GUEST:-0}" = 1 ]; }
