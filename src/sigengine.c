@@ -62,6 +62,7 @@ struct sigengine {
 	unsigned long at;	/* its address in the target, 0: not mapped there */
 	bool gone;		/* the target unmapped it: at is only its old address */
 	uint32_t nslots, next;
+	pid_t *tids;		/* the thread each slot was sent to */
 	bool installed;		/* the disposition is (or may be) ours */
 	bool theirs;		/* the target put its own handler in meanwhile */
 	int leader_by_pidfd;	/* PIDFD_SIGNAL_THREAD: 1 works, 0 not, -1 not tried */
@@ -415,18 +416,51 @@ static int restore_action(struct tracee *t, struct sigengine *e, char *why, size
 	return 0;
 }
 
-/* Every handler run that began has passed its last store, and the held
- * thread itself is not inside the code: only then is the region let go. */
+/* Whether a thread that answered may still be on the handler's last two
+ * instructions (past its count of leaving, before rt_sigreturn), where a
+ * preempted, stopped or frozen thread would fault once the code is gone.
+ * In the handler it blocks every signal (the action's mask is full);
+ * rt_sigreturn puts back the mask it had when the signal came, which did
+ * not block this one (sigengine_route).  So a mask that lacks any
+ * blockable signal proves it out, as does its end; a thread that blocks
+ * everything of its own accord is not proven, and is waited for. */
+static bool may_be_leaving(const struct sigengine *e, pid_t tid)
+{
+	const unsigned long long unblockable = 1ULL << (SIGKILL - 1) | 1ULL << (SIGSTOP - 1);
+	struct proc_status st;
+
+	if (procfs_task_status(e->pid, tid, &st) < 0)
+		return errno != ENOENT && errno != ESRCH;
+	return st.tgid == e->pid && (st.sig_blk | unblockable) == ~0ULL;
+}
+
+/* The answered threads not yet proven out of the handler's code, from
+ * *from on: the first such slot, or nslots. */
+static uint32_t first_leaving(const struct sigengine *e, uint32_t from)
+{
+	for (uint32_t i = from; i < e->next; i++)
+		if (atomic_load((_Atomic uint32_t *)(slot_of(e, i) + SIGH_SLOT_STATE)) == 1 &&
+		    may_be_leaving(e, e->tids[i]))
+			return i;
+	return e->nslots;
+}
+
+/* Every handler run that began has passed its last store, every thread
+ * that answered is provably past its last instruction, and the held
+ * thread itself is not inside the code: only then is the region let go.
+ * (A run without a slot, a stray signal of this number, is only counted.) */
 static bool quiet(const struct sigengine *e, const struct tracee *t)
 {
 	struct timespec since;
 	uint64_t pc = arch_pc(&t->regs0);
+	uint32_t from = 0;
 
 	if (pc >= e->at && pc < e->at + SIGH_DATA_AT)
 		return false;
 	clock_gettime(CLOCK_MONOTONIC, &since);
 	usleep(1000);	/* a delivery already under way enters the handler */
-	while (atomic_load(word(e, SIGH_ENTERED)) != atomic_load(word(e, SIGH_LEFT))) {
+	while (atomic_load(word(e, SIGH_ENTERED)) != atomic_load(word(e, SIGH_LEFT)) ||
+	       (from = first_leaving(e, from)) < e->nslots) {
 		if (ms_since(&since) >= QUIET_MS)
 			return false;
 		usleep(1000);
@@ -457,7 +491,7 @@ static int uninstall_work(struct tracee *t, void *arg)
 	if (!e->at)
 		return 0;
 	if (!quiet(e, t)) {
-		snprintf(u->why, sizeof(u->why), "a thread was still inside the handler after %d ms", QUIET_MS);
+		snprintf(u->why, sizeof(u->why), "a thread may still be inside the handler's code after %d ms", QUIET_MS);
 		return -1;
 	}
 	if (call(t, SYS_munmap, e->at, e->len, 0, 0, 0, 0, &rv, "munmap", u->why, sizeof(u->why)) < 0)
@@ -503,6 +537,7 @@ void sigengine_end(struct sigengine *e, char *note, size_t len)
 	drop_region(e);
 	if (e->pidfd >= 0)
 		close(e->pidfd);
+	free(e->tids);
 	free(e);
 }
 
@@ -535,6 +570,13 @@ struct sigengine *sigengine_start(struct ptrace_session *s, const struct sigplan
 		threads = (uint32_t)st.threads;
 	e->nslots = threads < 1U << 18 ? 2 * threads + 1024 : 1U << 19;
 	e->len = region_len(e->nslots);
+	e->tids = calloc(e->nslots, sizeof(*e->tids));
+	if (!e->tids) {
+		free(e);
+		ptrace_set_thread_policy(s, h, req, res);
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
 	if (getrandom(&e->nonce, sizeof(e->nonce), 0) != (ssize_t)sizeof(e->nonce))
 		e->nonce = (uint32_t)getpid() ^ (uint32_t)time(NULL);
 	/* the tool dying from here on: its tracing process takes it out */
@@ -588,6 +630,7 @@ void sigengine_send(struct sigengine *e, const struct task_handle *h, struct sig
 		return;
 	}
 	t->slot = e->next++;
+	e->tids[t->slot] = h->tid;
 	memset(&si, 0, sizeof(si));
 	si.si_signo = e->sig;
 	si.si_code = SIGH_SI_QUEUE;

@@ -241,6 +241,20 @@ show_paths() {
 	[ "$(field canary "$REPLY_LINE")" -eq 0 ]
 }
 
+@test "sealafter: threads that block every signal after their handler are not proven out of its code, so its memory stays (noted), the disposition does not" {
+	target_start "$PMP_SIGNALS" sealafter
+	set_json --interleave=0
+	[ "$status" -eq 0 ]
+	[ "$(jq '[.threads[] | select(.path == "signal")] | length' <<<"$output")" -eq 16 ]
+	every_thread interleave:0
+	[[ "$stderr" == *"handler's memory (/memfd:pidmempolicy) is left mapped in pid $T_PID (a thread may still be inside the handler's code after 200 ms)"* ]]
+	grep -q 'memfd:pidmempolicy' "/proc/$T_PID/maps"
+	[ "$(awk '/^SigCgt:/ { print $2 }' "/proc/$T_PID/status")" = "$SIGCGT_BEFORE" ]
+	[ "$(grep -c '^SigBlk:[[:space:]]*fffffffffffbfeff' /proc/"$T_PID"/task/*/status | awk -F: '{ n += $2 } END { print n }')" -eq 16 ]
+	ask check
+	[ "$(field ok "$REPLY_LINE")" = 1 ]
+}
+
 @test "allrt: no free real-time signal, so the engine is not used; no signal of the target's is sent" {
 	target_start "$PMP_SIGNALS" allrt
 	set_json --interleave=0
