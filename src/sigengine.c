@@ -348,12 +348,12 @@ static int install_work(struct tracee *t, void *arg)
 
 /* ---- the end ------------------------------------------------------------------ */
 
-static long ms_since(const struct timespec *since)
+static long us_since(const struct timespec *since)
 {
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
+	return (now.tv_sec - since->tv_sec) * 1000000 + (now.tv_nsec - since->tv_nsec) / 1000;
 }
 
 /* rt_sigaction(2) of the engine's signal in the held thread, the actions
@@ -416,31 +416,13 @@ static int restore_action(struct tracee *t, struct sigengine *e, char *why, size
 	return 0;
 }
 
-/* Whether a thread that answered may still be on the handler's last two
- * instructions (past its count of leaving, before rt_sigreturn), where a
- * preempted, stopped or frozen thread would fault once the code is gone.
- * In the handler it blocks every signal (the action's mask is full);
- * rt_sigreturn puts back the mask it had when the signal came, which did
- * not block this one (sigengine_route).  So a mask that lacks any
- * blockable signal proves it out, as does its end; a thread that blocks
- * everything of its own accord is not proven, and is waited for. */
-static bool may_be_leaving(const struct sigengine *e, pid_t tid)
-{
-	const unsigned long long unblockable = 1ULL << (SIGKILL - 1) | 1ULL << (SIGSTOP - 1);
-	struct proc_status st;
-
-	if (procfs_task_status(e->pid, tid, &st) < 0)
-		return errno != ENOENT && errno != ESRCH;
-	return st.tgid == e->pid && (st.sig_blk | unblockable) == ~0ULL;
-}
-
-/* The answered threads not yet proven out of the handler's code, from
- * *from on: the first such slot, or nslots. */
+/* The first slot from `from' on whose thread answered and is not yet
+ * proven out of the handler's code (sigengine_may_be_leaving), or nslots. */
 static uint32_t first_leaving(const struct sigengine *e, uint32_t from)
 {
 	for (uint32_t i = from; i < e->next; i++)
 		if (atomic_load((_Atomic uint32_t *)(slot_of(e, i) + SIGH_SLOT_STATE)) == 1 &&
-		    may_be_leaving(e, e->tids[i]))
+		    sigengine_may_be_leaving(e->pid, e->tids[i]))
 			return i;
 	return e->nslots;
 }
@@ -461,7 +443,7 @@ static bool quiet(const struct sigengine *e, const struct tracee *t)
 	usleep(1000);	/* a delivery already under way enters the handler */
 	while (atomic_load(word(e, SIGH_ENTERED)) != atomic_load(word(e, SIGH_LEFT)) ||
 	       (from = first_leaving(e, from)) < e->nslots) {
-		if (ms_since(&since) >= QUIET_MS)
+		if (us_since(&since) / 1000 >= QUIET_MS)
 			return false;
 		usleep(1000);
 	}
@@ -643,14 +625,6 @@ void sigengine_send(struct sigengine *e, const struct task_handle *h, struct sig
 		return;
 	}
 	t->sent = true;
-}
-
-static long us_since(const struct timespec *since)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - since->tv_sec) * 1000000 + (now.tv_nsec - since->tv_nsec) / 1000;
 }
 
 /* Whether the signal ended a system call with EINTR: the interrupted

@@ -82,6 +82,13 @@ void sigengine_plan(pid_t pid, struct sigplan *plan);
  * EINTR either way. */
 int sigengine_route(const struct sigplan *plan, pid_t tid, char *why, size_t len, bool *eintr);
 
+/* Whether thread tid of process pid, which answered, may still be on the
+ * handler's last instructions (past its count of leaving, before
+ * rt_sigreturn: preempted, stopped or frozen there), where it would fault
+ * once the code is unmapped.  false once its mask proves it out or it has
+ * ended. */
+bool sigengine_may_be_leaving(pid_t pid, pid_t tid);
+
 struct sigengine;
 
 /* Put the handler into the planned process through the thread h names,

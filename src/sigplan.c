@@ -10,6 +10,7 @@
 #include "sigengine.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,6 +132,21 @@ int sigengine_route(const struct sigplan *plan, pid_t tid, char *why, size_t len
 		snprintf(why, len, "in state %c", st.state ? st.state : '?');
 		return -1;
 	}
+}
+
+/* In the handler a thread blocks every signal (the action's mask is
+ * full); rt_sigreturn puts back the mask it had when the signal came,
+ * which did not block this one (sigengine_route).  So a mask that lacks
+ * any blockable signal proves it out, as does its end; one that blocks
+ * everything of its own accord is not proven. */
+bool sigengine_may_be_leaving(pid_t pid, pid_t tid)
+{
+	const unsigned long long unblockable = bit_of(SIGKILL) | bit_of(SIGSTOP);
+	struct proc_status st;
+
+	if (procfs_task_status(pid, tid, &st) < 0)
+		return errno != ENOENT && errno != ESRCH;
+	return st.tgid == pid && (st.sig_blk | unblockable) == ~0ULL;
 }
 
 #else /* !PMP_SIGENGINE_SUPPORTED */
