@@ -15,6 +15,20 @@
 
 #include "procfs.h"
 
+/* An unsigned decimal field of a stat line. */
+static int stat_ulong(const char *tok, size_t len, unsigned long *v)
+{
+	char num[32], *numend;
+
+	if (len >= sizeof(num) || tok[0] == '-')
+		return -1;
+	memcpy(num, tok, len);
+	num[len] = '\0';
+	errno = 0;
+	*v = strtoul(num, &numend, 10);
+	return errno || *numend != '\0' ? -1 : 0;
+}
+
 int procfs_parse_stat(const char *buf, size_t len, struct proc_stat *out)
 {
 	const char *open, *close = NULL, *p, *end = buf + len;
@@ -36,11 +50,12 @@ int procfs_parse_stat(const char *buf, size_t len, struct proc_stat *out)
 	memcpy(out->comm, open + 1, namelen);
 	out->comm[namelen] = '\0';
 
-	/* after ") ": field 3 is the state, field 9 the flags */
+	/* after ") ": field 3 is the state, field 9 the flags, field 32 the
+	 * blocked signals (1 to 31 only), which a short line may lack */
+	out->blocked = ~0UL;
 	p = close + 1;
-	for (field = 3; field <= 9; field++) {
+	for (field = 3; field <= 32; field++) {
 		const char *tok;
-		char num[32];
 		size_t toklen;
 
 		while (p < end && *p == ' ')
@@ -50,22 +65,15 @@ int procfs_parse_stat(const char *buf, size_t len, struct proc_stat *out)
 			p++;
 		toklen = (size_t)(p - tok);
 		if (toklen == 0)
-			return -1;
+			return field > 9 ? 0 : -1;
 		if (field == 3) {
 			if (toklen != 1)
 				return -1;
 			out->state = tok[0];
-		} else if (field == 9) {
-			char *numend;
-
-			if (toklen >= sizeof(num))
-				return -1;
-			memcpy(num, tok, toklen);
-			num[toklen] = '\0';
-			errno = 0;
-			out->flags = strtoul(num, &numend, 10);
-			if (errno || *numend != '\0' || num[0] == '-')
-				return -1;
+		} else if (field == 9 && stat_ulong(tok, toklen, &out->flags) < 0) {
+			return -1;
+		} else if (field == 32 && stat_ulong(tok, toklen, &out->blocked) < 0) {
+			out->blocked = ~0UL;
 		}
 	}
 	return 0;

@@ -18,6 +18,8 @@ struct proc_stat {
 				 * chose them; text_escape() them for a terminal */
 	char state;		/* R, S, D, Z, X, ... */
 	unsigned long flags;	/* task->flags (PF_*) */
+	unsigned long blocked;	/* signals 1 to 31 it blocks (bit n-1 for n); ~0
+				 * where the line did not have them */
 };
 
 /* Parse the one line of /proc/PID/stat (or task/TID/stat).  The name may

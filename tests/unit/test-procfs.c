@@ -77,6 +77,18 @@ int main(void)
 	ok(procfs_parse_stat("12 (x) S 1 2", 12, &st) < 0, "truncated line");
 	ok(procfs_parse_stat("12 (x) SS 1 2 3 4 5 6", 22, &st) < 0, "state of two letters");
 	ok(procfs_parse_stat("12 (x) S 1 2 3 4 5 -6", 21, &st) < 0, "negative flags");
+	ok(st.blocked == ~0UL, "a line without field 32: blocked unknown, all set");
+	{
+		const char *full = "9 (w) S 1 9 9 0 -1 4194368 0 0 0 0 0 0 0 0 20 0 2 0 5 0 0 0 0 0 0 0 0 0 "
+				   "2147221247 0 0 0 0 0 -1 0\n";
+		const char *bad = "9 (w) S 1 9 9 0 -1 4194368 0 0 0 0 0 0 0 0 20 0 2 0 5 0 0 0 0 0 0 0 0 0 "
+				  "-5 0\n";
+
+		ok(procfs_parse_stat(full, strlen(full), &st) == 0 && st.blocked == 0x7ffbfeffUL,
+		   "field 32: the blocked signals 1 to 31");
+		ok(procfs_parse_stat(bad, strlen(bad), &st) == 0 && st.blocked == ~0UL,
+		   "field 32 not a number: unknown, all set");
+	}
 	ok(procfs_parse_stat("12 (\x01y\x9b) S 1 2 3 4 5 6", 22, &st) == 0 && strcmp(st.comm, "\x01y\x9b") == 0,
 	   "comm is kept as the task set it, control bytes included (escaped at output)");
 
