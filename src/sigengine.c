@@ -427,18 +427,14 @@ static uint32_t first_leaving(const struct sigengine *e, uint32_t from)
 	return e->nslots;
 }
 
-/* Every handler run that began has passed its last store, every thread
- * that answered is provably past its last instruction, and the held
- * thread itself is not inside the code: only then is the region let go.
- * (A run without a slot, a stray signal of this number, is only counted.) */
-static bool quiet(const struct sigengine *e, const struct tracee *t)
+/* Every handler run that began has passed its last store and every thread
+ * that answered is provably past its last instruction (a run without a
+ * slot, a stray signal of this number, is only counted). */
+static bool quiet(const struct sigengine *e)
 {
 	struct timespec since;
-	uint64_t pc = arch_pc(&t->regs0);
 	uint32_t from = 0;
 
-	if (pc >= e->at && pc < e->at + SIGH_DATA_AT)
-		return false;
 	clock_gettime(CLOCK_MONOTONIC, &since);
 	usleep(1000);	/* a delivery already under way enters the handler */
 	while (atomic_load(word(e, SIGH_ENTERED)) != atomic_load(word(e, SIGH_LEFT)) ||
@@ -452,11 +448,13 @@ static bool quiet(const struct sigengine *e, const struct tracee *t)
 
 struct uninstall {
 	struct sigengine *e;
+	bool unproven;		/* the region stays: no other thread would do better */
 	char why[160];
 };
 
 /* Done (0) once the action is put back and the region is gone from the
- * target, or is no longer provably the one mapped. */
+ * target, is no longer provably the one mapped, or must stay (unproven).
+ * A held thread inside the code itself leaves the work to another. */
 static int uninstall_work(struct tracee *t, void *arg)
 {
 	struct uninstall *u = arg;
@@ -472,9 +470,14 @@ static int uninstall_work(struct tracee *t, void *arg)
 		e->at = 0;
 	if (!e->at)
 		return 0;
-	if (!quiet(e, t)) {
-		snprintf(u->why, sizeof(u->why), "a thread may still be inside the handler's code after %d ms", QUIET_MS);
+	if (arch_pc(&t->regs0) - e->at < SIGH_DATA_AT) {
+		snprintf(u->why, sizeof(u->why), "the thread held is inside the handler's code");
 		return -1;
+	}
+	if (!quiet(e)) {
+		snprintf(u->why, sizeof(u->why), "a thread may still be inside the handler's code after %d ms", QUIET_MS);
+		u->unproven = true;
+		return 0;
 	}
 	if (call(t, SYS_munmap, e->at, e->len, 0, 0, 0, 0, &rv, "munmap", u->why, sizeof(u->why)) < 0)
 		return -1;
@@ -486,7 +489,7 @@ static void uninstall(struct sigengine *e, char *why, size_t len)
 {
 	struct uninstall u = { .e = e };
 
-	if ((e->installed || e->at) && ptrace_work_any(e->s, uninstall_work, &u) < 0)
+	if ((e->installed || e->at) && (ptrace_work_any(e->s, uninstall_work, &u) < 0 || u.unproven))
 		snprintf(why, len, "%s", u.why[0] ? u.why : "no thread could be held");
 }
 
@@ -666,12 +669,9 @@ int sigengine_collect(struct sigengine *e, struct sigticket *t, const struct tas
 	if (!t->sent)
 		return -1;
 	slot = slot_of(e, t->slot);
-	for (;;) {
-		long left;
+	while (atomic_load((_Atomic uint32_t *)(slot + SIGH_SLOT_STATE)) != 1) {
+		long left = SIGENGINE_DEADLINE_MS - us_since(&t->at) / 1000;
 
-		if (atomic_load((_Atomic uint32_t *)(slot + SIGH_SLOT_STATE)) == 1)
-			break;
-		left = SIGENGINE_DEADLINE_MS - us_since(&t->at) / 1000;
 		if (left <= 0) {
 			snprintf(t->why, sizeof(t->why), "no answer to signal %d within %d ms", e->sig,
 				 SIGENGINE_DEADLINE_MS);

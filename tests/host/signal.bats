@@ -243,8 +243,13 @@ show_paths() {
 
 @test "sealafter: threads that block every signal after their handler are not proven out of its code, so its memory stays (noted), the disposition does not" {
 	target_start "$PMP_SIGNALS" sealafter
-	set_json --interleave=0
+	# traced, to count the threads held: only the one that put the handler
+	# in takes it out (no other thread could prove the region unused)
+	run --separate-stderr strace -f -qq -e trace=ptrace -e signal=none -o "$BATS_TEST_TMPDIR/trace" \
+		"$PMP" --backend=ptrace -a --json --interleave=0 -p "$T_PID"
+	echo "status=$status stderr=[$stderr]"
 	[ "$status" -eq 0 ]
+	[ "$(sed -n 's/.*ptrace(PTRACE_SEIZE, \([0-9]*\),.*/\1/p' "$BATS_TEST_TMPDIR/trace" | sort -u | wc -l)" -eq 1 ]
 	[ "$(jq '[.threads[] | select(.path == "signal")] | length' <<<"$output")" -eq 16 ]
 	every_thread interleave:0
 	[[ "$stderr" == *"handler's memory (/memfd:pidmempolicy) is left mapped in pid $T_PID (a thread may still be inside the handler's code after 200 ms)"* ]]
