@@ -11,17 +11,14 @@
 
 #if PMP_PTRACE_SUPPORTED
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/random.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ptrace-tracee.h"
+#include "tasklist.h"
 
 #define ANY_TRIES 8	/* threads asked before a work is given up */
 
@@ -57,33 +54,27 @@ void ptrace_session_signalled(struct ptrace_session *s, void (*orphan)(void *arg
 	s->orphan_arg = arg;
 }
 
-/* The first few threads of /proc/PID/task, read with getdents64 into a
- * buffer on the stack: the orphaned tracing process calls this too, and
- * must not take malloc's locks, which the killed tool may have held. */
+struct first {
+	pid_t *tids;
+	size_t n, max;
+};
+
+static bool take_first(pid_t tid, void *arg)
+{
+	struct first *f = arg;
+
+	f->tids[f->n++] = tid;
+	return f->n < f->max;
+}
+
+/* The first few threads of /proc/PID/task (the orphaned tracing process
+ * asks too: tasklist_each takes no malloc lock). */
 static size_t first_tids(pid_t pid, pid_t *tids, size_t max)
 {
-	char path[64], buf[4096];
-	size_t n = 0;
-	long len;
-	int fd;
+	struct first f = { tids, 0, max };
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	while (n < max && (len = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
-		for (long at = 0; at < len && n < max;) {
-			const struct dirent64 *de = (const void *)(buf + at);
-			char *end;
-			long tid = strtol(de->d_name, &end, 10);
-
-			at += de->d_reclen;
-			if (end != de->d_name && !*end && tid > 0)
-				tids[n++] = (pid_t)tid;
-		}
-	}
-	close(fd);
-	return n;
+	(void)tasklist_each(pid, take_first, &f);
+	return f.n;
 }
 
 int ptrace_work_any(struct ptrace_session *s, ptrace_work_fn work, void *arg)

@@ -9,7 +9,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tasklist.h"
@@ -107,4 +109,48 @@ pid_t tasklist_tid(const char *name)
 		v = v * 10 + (name[i] - '0');
 	}
 	return name[i] == '\0' && v <= PID_LIMIT ? (pid_t)v : 0;
+}
+
+/* The buffer is mapped, not allocated (no malloc lock), and large enough
+ * for one getdents64 call to list 131,072 threads: a listing resumed by
+ * position after threads exited passes over others (targets.c), which a
+ * caller proving something of every thread must not. */
+long tasklist_each(pid_t pid, bool (*fn)(pid_t tid, void *arg), void *arg)
+{
+	char path[64], *buf;
+	long len = 0, met = 0;
+	bool more = true;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	buf = mmap(NULL, LISTING_BUF_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	while (more && (len = syscall(SYS_getdents64, fd, buf, LISTING_BUF_MAX)) > 0) {
+		for (long at = 0; more && at < len;) {
+			const struct dirent64 *de = (const void *)(buf + at);
+			pid_t tid = tasklist_tid(de->d_name);
+
+			at += de->d_reclen;
+			if (tid > 0) {
+				met++;
+				more = fn(tid, arg);
+			}
+		}
+	}
+	err = errno;
+	munmap(buf, LISTING_BUF_MAX);
+	close(fd);
+	if (len < 0 && more) {
+		errno = err;
+		return -1;
+	}
+	return met;
 }

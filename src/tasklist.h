@@ -41,4 +41,11 @@ ssize_t tasklist_fill(struct task_listing *l, int *calls, bool *eof);
 /* The TID an entry's name gives, or 0 for "." and "..". */
 pid_t tasklist_tid(const char *name);
 
+/* Call fn for each thread of process pid until it returns false, all of
+ * them read in one go where the kernel allows, without malloc: the
+ * orphaned tracing process calls it (its tool, killed, may have held
+ * malloc's locks).  The threads met, or -1 with errno when /proc/PID/task
+ * cannot be read. */
+long tasklist_each(pid_t pid, bool (*fn)(pid_t tid, void *arg), void *arg);
+
 #endif

@@ -12,6 +12,7 @@
 #include "sys.h"
 #include "options.h"
 #include "targets.h"
+#include "tasklist.h"
 #include "tap.h"
 
 static volatile pid_t sleeper_tid;
@@ -177,6 +178,21 @@ static const char *parse(const char *arg, size_t *n, struct pid_spec **specs)
 	return why;
 }
 
+/* tasklist_each's visitor: counts, and stops after `stop' threads. */
+struct each {
+	int met, stop;
+	bool leader;
+};
+
+static bool each_tid(pid_t tid, void *arg)
+{
+	struct each *e = arg;
+
+	e->met++;
+	e->leader |= tid == getpid();
+	return e->met != e->stop;
+}
+
 int main(void)
 {
 	struct pid_spec *specs = NULL;
@@ -225,6 +241,15 @@ int main(void)
 	for (int i = 0; i < 3; i++)
 		if (pthread_create(&th[i], NULL, sleeper, NULL) != 0)
 			return 99;
+	{
+		struct each all = { 0, -1, false }, two = { 0, 2, false };
+
+		ok(tasklist_each(getpid(), each_tid, &all) == 4 && all.met == 4 && all.leader,
+		   "tasklist_each: four threads, the leader among them (met %d)", all.met);
+		ok(tasklist_each(getpid(), each_tid, &two) == 2 && two.met == 2, "tasklist_each stops when told");
+		errno = 0;
+		ok(tasklist_each(-1, each_tid, &all) == -1 && errno == ENOENT, "tasklist_each: no such process");
+	}
 	{
 		struct pid_spec self = { .pid = getpid() };
 
