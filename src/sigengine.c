@@ -428,17 +428,19 @@ static uint32_t first_leaving(const struct sigengine *e, uint32_t from)
 }
 
 /* Every handler run that began has passed its last store and every thread
- * that answered is provably past its last instruction (a run without a
- * slot, a stray signal of this number, is only counted). */
-static bool quiet(const struct sigengine *e)
+ * that answered is provably past its last instruction; after runs without
+ * a slot (stray signals of this number: more runs than answers), every
+ * thread of the process but the held one is. */
+static bool quiet(const struct sigengine *e, pid_t held)
 {
 	struct timespec since;
-	uint32_t from = 0;
+	uint32_t from = 0, left;
 
 	clock_gettime(CLOCK_MONOTONIC, &since);
 	usleep(1000);	/* a delivery already under way enters the handler */
-	while (atomic_load(word(e, SIGH_ENTERED)) != atomic_load(word(e, SIGH_LEFT)) ||
-	       (from = first_leaving(e, from)) < e->nslots) {
+	while (atomic_load(word(e, SIGH_ENTERED)) != (left = atomic_load(word(e, SIGH_LEFT))) ||
+	       (from = first_leaving(e, from)) < e->nslots ||
+	       (left != atomic_load(word(e, SIGH_NDONE)) && sigengine_any_may_be_leaving(e->pid, held))) {
 		if (us_since(&since) / 1000 >= QUIET_MS)
 			return false;
 		usleep(1000);
@@ -474,7 +476,7 @@ static int uninstall_work(struct tracee *t, void *arg)
 		snprintf(u->why, sizeof(u->why), "the thread held is inside the handler's code");
 		return -1;
 	}
-	if (!quiet(e)) {
+	if (!quiet(e, t->tid)) {
 		snprintf(u->why, sizeof(u->why), "a thread may still be inside the handler's code after %d ms", QUIET_MS);
 		u->unproven = true;
 		return 0;

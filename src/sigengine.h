@@ -89,6 +89,12 @@ int sigengine_route(const struct sigplan *plan, pid_t tid, char *why, size_t len
  * ended. */
 bool sigengine_may_be_leaving(pid_t pid, pid_t tid);
 
+/* Whether any thread of process pid but `except' (the thread held, whose
+ * registers tell) may be (sigengine_may_be_leaving): after a run without
+ * a slot, whose thread is not known.  true also when the threads cannot
+ * be listed. */
+bool sigengine_any_may_be_leaving(pid_t pid, pid_t except);
+
 struct sigengine;
 
 /* Put the handler into the planned process through the thread h names,

@@ -19,6 +19,7 @@
 
 #include "procfs.h"
 #include "sigcalls.h"
+#include "tasklist.h"
 
 #define SIG_LOWEST	35		/* SIGRTMIN + 3: glibc and musl keep 32-34 */
 #define SIG_HIGHEST	64		/* SIGRTMAX */
@@ -148,6 +149,27 @@ bool sigengine_may_be_leaving(pid_t pid, pid_t tid)
 	if (procfs_task_stat(pid, tid, &st) < 0)
 		return errno != ENOENT && errno != ESRCH;
 	return ((st.blocked | unblockable) & all) == all;
+}
+
+struct leaving_scan {
+	pid_t pid, except;
+	bool found;
+};
+
+static bool check_leaving(pid_t tid, void *arg)
+{
+	struct leaving_scan *sc = arg;
+
+	if (tid != sc->except && sigengine_may_be_leaving(sc->pid, tid))
+		sc->found = true;
+	return !sc->found;
+}
+
+bool sigengine_any_may_be_leaving(pid_t pid, pid_t except)
+{
+	struct leaving_scan sc = { pid, except, false };
+
+	return tasklist_each(pid, check_leaving, &sc) < 0 || sc.found;
 }
 
 #else /* !PMP_SIGENGINE_SUPPORTED */

@@ -28,6 +28,15 @@
  *             altstack; each, once it finds that stack written (a handler
  *             ran on it and returned), blocks every signal and spins on:
  *             a thread whose mask then looks like one inside the handler
+ *   stray     the workers wait on a condition variable; two strayer
+ *             threads block 35..64, watch their dispositions without
+ *             pause, send one that turns to a handler (the engine's) to
+ *             themselves with tgkill (a run of the handler without a slot,
+ *             not one the engine signalled), take it by unblocking it,
+ *             then block every signal and wait: out of the handler with a
+ *             mask that looks like one inside it (two: the tool takes the
+ *             handler out through the last thread it held, proven out by
+ *             its registers, which may be one of them)
  *   unmap     the workers wait on a condition variable; a watcher reads
  *             its maps without pause and, once /memfd:pidmempolicy
  *             appears, waits for a handler it does not know among
@@ -44,6 +53,7 @@
  *                   written, B canary words found changed)
  *             allrt: caught=C
  *             nanoloop: loops=L eintr=E (sleeps that returned EINTR)
+ *             stray: strays=S (handler runs it made itself)
  *             unmap: unmapped=U ignored=I
  *   exit    "bye", exit 0
  */
@@ -66,16 +76,16 @@
 #define SIG_LO		35
 #define SIG_HI		64
 
-enum mode { BLOCKALL, RACE, ALTSTACK_, ALLRT, NANOLOOP, UNMAP, SEALAFTER };
+enum mode { BLOCKALL, RACE, ALTSTACK_, ALLRT, NANOLOOP, UNMAP, SEALAFTER, STRAY };
 static const char *const mode_names[] = { "blockall", "race", "altstack", "allrt", "nanoloop", "unmap",
-					  "sealafter" };
+					  "sealafter", "stray" };
 
 static enum mode mode;
 static long nworkers = 16;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
 
-static atomic_long caught, loops, eintrs, altstack_frames, canary_bad, unmapped, ignored;
+static atomic_long caught, loops, eintrs, altstack_frames, canary_bad, unmapped, ignored, strays;
 static atomic_int took[SIG_HI + 1];
 
 static void counting(int sig, siginfo_t *si, void *uc)
@@ -268,6 +278,36 @@ static void *racer(void *arg)
 	return NULL;
 }
 
+static void *strayer(void *arg)
+{
+	sigset_t rt;
+
+	(void)arg;
+	sigemptyset(&rt);
+	for (int sig = SIG_LO; sig <= SIG_HI; sig++)
+		sigaddset(&rt, sig);
+	pthread_sigmask(SIG_BLOCK, &rt, NULL);
+	for (;;)
+		for (int sig = SIG_LO; sig <= SIG_HI; sig++) {
+			struct sigaction old;
+			sigset_t one;
+			uint64_t all = ~0ULL;
+
+			if (sigaction(sig, NULL, &old) < 0 || old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN)
+				continue;
+			syscall(SYS_tgkill, getpid(), gettid(), sig);
+			sigemptyset(&one);
+			sigaddset(&one, sig);
+			pthread_sigmask(SIG_UNBLOCK, &one, NULL);	/* the handler runs here */
+			atomic_fetch_add(&strays, 1);
+			/* raw: glibc keeps its own 32 and 33 out of a mask */
+			syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all));
+			for (;;)
+				pause();
+		}
+	return NULL;
+}
+
 /* The region's extent from a maps line naming it, or 0. */
 static int region_of(const char *line, unsigned long *start, unsigned long *end)
 {
@@ -353,6 +393,9 @@ static void check(void)
 	case NANOLOOP:
 		printf("workers=%ld ok=1 loops=%ld eintr=%ld\n", nworkers, atomic_load(&loops), atomic_load(&eintrs));
 		break;
+	case STRAY:
+		printf("workers=%ld ok=1 strays=%ld\n", nworkers, atomic_load(&strays));
+		break;
 	case UNMAP:
 		printf("workers=%ld ok=1 unmapped=%ld ignored=%ld\n", nworkers, atomic_load(&unmapped),
 		       atomic_load(&ignored));
@@ -384,7 +427,7 @@ int main(int argc, char **argv)
 			break;
 	if (argc < 2 || argc > 3 || m == sizeof(mode_names) / sizeof(mode_names[0]) ||
 	    (argc == 3 && ((nworkers = atol(argv[2])) < 1 || nworkers > MAX_WORKERS))) {
-		fprintf(stderr, "usage: pmp-signals blockall|race|altstack|allrt|nanoloop|unmap|sealafter [N (1..%d)]\n",
+		fprintf(stderr, "usage: pmp-signals blockall|race|altstack|allrt|nanoloop|unmap|sealafter|stray [N (1..%d)]\n",
 			MAX_WORKERS);
 		return 2;
 	}
@@ -410,6 +453,8 @@ int main(int argc, char **argv)
 		start(&t, racer);
 	if (mode == UNMAP)
 		start(&t, watcher);
+	for (int i = 0; mode == STRAY && i < 2; i++)
+		start(&t, strayer);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin)) {
