@@ -28,15 +28,17 @@
  *             altstack; each, once it finds that stack written (a handler
  *             ran on it and returned), blocks every signal and spins on:
  *             a thread whose mask then looks like one inside the handler
- *   stray     the workers wait on a condition variable; two strayer
- *             threads block 35..64, watch their dispositions without
- *             pause, send one that turns to a handler (the engine's) to
- *             themselves with tgkill (a run of the handler without a slot,
- *             not one the engine signalled), take it by unblocking it,
- *             then block every signal and wait: out of the handler with a
- *             mask that looks like one inside it (two: the tool takes the
- *             handler out through the last thread it held, proven out by
- *             its registers, which may be one of them)
+ *   stray     two strayer threads, made before the workers, block
+ *             35..64, watch their dispositions without pause, send one
+ *             that turns to a handler (the engine's) to themselves with
+ *             tgkill (a run of the handler without a slot, not one the
+ *             engine signalled), take it by unblocking it, then block
+ *             every signal and wait: out of the handler with a mask that
+ *             looks like one inside it.  The workers wait on a condition
+ *             variable; a last thread blocks 35..64 and waits in pause:
+ *             the tool holds it last, so it, not a strayer, is the thread
+ *             the handler is taken out through (proven out by its
+ *             registers, not its mask)
  *   unmap     the workers wait on a condition variable; a watcher reads
  *             its maps without pause and, once /memfd:pidmempolicy
  *             appears, waits for a handler it does not know among
@@ -278,15 +280,29 @@ static void *racer(void *arg)
 	return NULL;
 }
 
-static void *strayer(void *arg)
+static void block_rt(void)
 {
 	sigset_t rt;
 
-	(void)arg;
 	sigemptyset(&rt);
 	for (int sig = SIG_LO; sig <= SIG_HI; sig++)
 		sigaddset(&rt, sig);
 	pthread_sigmask(SIG_BLOCK, &rt, NULL);
+}
+
+static void *last_held(void *arg)
+{
+	(void)arg;
+	block_rt();
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void *strayer(void *arg)
+{
+	(void)arg;
+	block_rt();
 	for (;;)
 		for (int sig = SIG_LO; sig <= SIG_HI; sig++) {
 			struct sigaction old;
@@ -447,14 +463,16 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
+	for (int i = 0; mode == STRAY && i < 2; i++)
+		start(&t, strayer);
 	for (long i = 0; i < nworkers; i++)
 		start(&t, worker);
+	if (mode == STRAY)
+		start(&t, last_held);
 	if (mode == RACE)
 		start(&t, racer);
 	if (mode == UNMAP)
 		start(&t, watcher);
-	for (int i = 0; mode == STRAY && i < 2; i++)
-		start(&t, strayer);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin)) {
