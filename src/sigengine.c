@@ -472,7 +472,7 @@ static int uninstall_work(struct tracee *t, void *arg)
 		e->at = 0;
 	if (!e->at)
 		return 0;
-	if (arch_pc(&t->regs0) - e->at < SIGH_DATA_AT) {
+	if (arch_pc(&t->regs0) >= e->at && arch_pc(&t->regs0) < e->at + SIGH_DATA_AT) {
 		snprintf(u->why, sizeof(u->why), "the thread held is inside the handler's code");
 		return -1;
 	}

@@ -145,10 +145,10 @@ long tasklist_each(pid_t pid, bool (*fn)(pid_t tid, void *arg), void *arg)
 			}
 		}
 	}
-	err = errno;
+	err = len < 0 && more ? errno : 0;
 	munmap(buf, LISTING_BUF_MAX);
 	close(fd);
-	if (len < 0 && more) {
+	if (err) {
 		errno = err;
 		return -1;
 	}
