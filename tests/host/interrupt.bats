@@ -6,7 +6,8 @@
 # with "interrupted": true, and the tool dies of the signal (128 + N).
 #
 # The target is pmp-threads with thousands of idle threads; the signal is
-# sent once a thread well into the listing has been reached.  A shell runs
+# sent once the walk is provably under way (an early thread is set) and
+# thousands of threads are still ahead of it.  A shell runs
 # background commands with SIGINT ignored, so the tool is started through
 # env --default-signal.
 
