@@ -303,18 +303,12 @@ int options_parse_rate(const char *arg, unsigned long long *rate)
 
 /* ---- the options ----------------------------------------------------- */
 
-static void set_mode(struct argp_state *state, int mode, const char *option, const char *nodes)
-{
-	struct request *req = state->input;
+/* ---- the options, group by group as the table lists them --------------- */
 
-	if (req->mode >= 0)
-		argp_error(state, "only one policy may be given (%s and %s)", req->mode_option, option);
-	req->mode = mode;
-	req->mode_option = option;
-	req->nodes_arg = nodes;
-}
+/* Each group's parser takes its own keys and answers ARGP_ERR_UNKNOWN to
+ * the others' (parse_option asks each in turn). */
 
-static error_t parse_option(int key, char *arg, struct argp_state *state)
+static error_t target_option(int key, char *arg, struct argp_state *state)
 {
 	struct request *req = state->input;
 	char why[256];
@@ -327,6 +321,45 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case 'a':
 		req->all_threads = true;
 		break;
+	case OPT_UNIT:
+		if (req->unit || req->cgroup)
+			argp_error(state, "one --cgroup or --unit may be given");
+		if (!arg[0])
+			argp_error(state, "--unit needs a unit name");
+		req->unit = arg;
+		req->all_threads = true;
+		break;
+	case OPT_CGROUP:
+		if (req->cgroup || req->unit)
+			argp_error(state, "one --cgroup or --unit may be given");
+		if (!arg[0])
+			argp_error(state, "--cgroup needs a directory");
+		req->cgroup = arg;
+		req->all_threads = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static void set_mode(struct argp_state *state, int mode, const char *option, const char *nodes)
+{
+	struct request *req = state->input;
+
+	if (req->mode >= 0)
+		argp_error(state, "only one policy may be given (%s and %s)", req->mode_option, option);
+	req->mode = mode;
+	req->mode_option = option;
+	req->nodes_arg = nodes;
+}
+
+/* The policy and its mode flags. */
+static error_t policy_option(int key, char *arg, struct argp_state *state)
+{
+	struct request *req = state->input;
+
+	switch (key) {
 	case 'i':
 		set_mode(state, MPOL_INTERLEAVE, "--interleave", arg);
 		break;
@@ -357,12 +390,76 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case 'b':
 		req->mode_flags |= MPOL_F_NUMA_BALANCING;
 		break;
-	case 'n':
-		req->dry_run = true;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* The pages already placed. */
+static error_t migrate_option(int key, char *arg, struct argp_state *state)
+{
+	struct request *req = state->input;
+	char why[256];
+
+	switch (key) {
+	case 'M':
+		req->migrate = true;
 		break;
-	case 'v':
-		req->verbose = true;
+	case OPT_MIGRATE_ONLY:
+		req->migrate_only = true;
 		break;
+	case OPT_MIGRATE_SHARED:
+		req->migrate_shared = true;
+		break;
+	case OPT_RATE:
+		if (options_parse_rate(arg, &req->rate) < 0)
+			argp_error(state, "invalid rate '%s' (e.g. 200M/s: bytes a second, K, M, G for KiB, "
+				   "MiB, GiB)", text_printable(arg, (size_t)-1, why, sizeof(why)));
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* How the policy is put in. */
+static error_t how_option(int key, char *arg, struct argp_state *state)
+{
+	struct request *req = state->input;
+	char why[256];
+
+	switch (key) {
+	case OPT_BACKEND:
+		if (strcmp(arg, "syscall") == 0)
+			req->backend = CHOOSE_SYSCALL;
+		else if (strcmp(arg, "ptrace") == 0)
+			req->backend = CHOOSE_PTRACE;
+		else if (strcmp(arg, "auto") == 0)
+			req->backend = CHOOSE_AUTO;
+		else
+			argp_error(state, "unknown backend '%s' (auto, syscall or ptrace)",
+				   text_printable(arg, (size_t)-1, why, sizeof(why)));
+		req->backend_given = true;
+		break;
+	case OPT_ALLOW_SECCOMP:
+		req->allow_seccomp = true;
+		break;
+	case OPT_NO_SIGNAL:
+		req->no_signal = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static error_t output_option(int key, char *arg, struct argp_state *state)
+{
+	struct request *req = state->input;
+	char why[256];
+
+	switch (key) {
 	case 's':
 		req->show = true;
 		if (!arg || strcmp(arg, "threads") == 0)
@@ -386,54 +483,86 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case OPT_JSON:
 		req->json = true;
 		break;
-	case 'M':
-		req->migrate = true;
+	case 'n':
+		req->dry_run = true;
 		break;
-	case OPT_MIGRATE_ONLY:
-		req->migrate_only = true;
+	case 'v':
+		req->verbose = true;
 		break;
-	case OPT_MIGRATE_SHARED:
-		req->migrate_shared = true;
-		break;
-	case OPT_RATE:
-		if (options_parse_rate(arg, &req->rate) < 0)
-			argp_error(state, "invalid rate '%s' (e.g. 200M/s: bytes a second, K, M, G for KiB, "
-				   "MiB, GiB)", text_printable(arg, (size_t)-1, why, sizeof(why)));
-		break;
-	case OPT_BACKEND:
-		if (strcmp(arg, "syscall") == 0)
-			req->backend = CHOOSE_SYSCALL;
-		else if (strcmp(arg, "ptrace") == 0)
-			req->backend = CHOOSE_PTRACE;
-		else if (strcmp(arg, "auto") == 0)
-			req->backend = CHOOSE_AUTO;
-		else
-			argp_error(state, "unknown backend '%s' (auto, syscall or ptrace)",
-				   text_printable(arg, (size_t)-1, why, sizeof(why)));
-		req->backend_given = true;
-		break;
-	case OPT_ALLOW_SECCOMP:
-		req->allow_seccomp = true;
-		break;
-	case OPT_NO_SIGNAL:
-		req->no_signal = true;
-		break;
-	case OPT_UNIT:
-		if (req->unit || req->cgroup)
-			argp_error(state, "one --cgroup or --unit may be given");
-		if (!arg[0])
-			argp_error(state, "--unit needs a unit name");
-		req->unit = arg;
-		req->all_threads = true;
-		break;
-	case OPT_CGROUP:
-		if (req->cgroup || req->unit)
-			argp_error(state, "one --cgroup or --unit may be given");
-		if (!arg[0])
-			argp_error(state, "--cgroup needs a directory");
-		req->cgroup = arg;
-		req->all_threads = true;
-		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* A word on the command line is never a target; a PID there most likely
+ * meant -p. */
+static void reject_argument(char *arg, struct argp_state *state)
+{
+	struct pid_spec *as_pids = NULL;
+	size_t npids = 0;
+	char ignored[256], why[256];
+	bool pids = options_parse_pids(arg, &as_pids, &npids, ignored, sizeof(ignored)) == 0;
+
+	free(as_pids);
+	text_printable(arg, (size_t)-1, why, sizeof(why));
+	if (pids)	/* "--interleave=0 1234" */
+		argp_error(state, "unexpected argument '%s' (did you mean -p %s?)", why, why);
+	argp_error(state, "unexpected argument '%s'", why);
+}
+
+/* The options that only go with others. */
+static void check_combinations(struct argp_state *state)
+{
+	const struct request *req = state->input;
+	bool moving = req->migrate || req->migrate_only;
+
+	if (req->show && req->mode >= 0)
+		argp_error(state, "--show reads the policy; it takes no policy option (%s)", req->mode_option);
+	if (req->show && (req->dry_run || req->mode_flags))
+		argp_error(state, "--show takes no --dry-run, --static, --relative or --balancing");
+	if ((req->show_columns || req->noheadings || req->raw) && (!req->show || req->json))
+		argp_error(state, "--output, --noheadings and --raw shape the --show table "
+			   "(not --json's document)");
+	if (req->rate && !moving)
+		argp_error(state, "--rate paces --migrate or --migrate-only");
+	if (req->migrate_shared && !moving)
+		argp_error(state, "--migrate-shared goes with --migrate or --migrate-only");
+	if (req->migrate && req->migrate_only)
+		argp_error(state, "--migrate and --migrate-only exclude each other");
+	if (moving && (req->show || req->dry_run))
+		argp_error(state, "--migrate and --migrate-only do not go with --show or --dry-run");
+	if (moving && req->mode >= 0 && (req->mode == MPOL_LOCAL || req->mode == MPOL_DEFAULT))
+		argp_error(state, "%s has no nodes to move pages to", req->mode_option);
+	if (req->allow_seccomp && req->backend == CHOOSE_SYSCALL)
+		argp_error(state, "--allow-seccomp goes with --backend=ptrace or auto");
+	if (req->no_signal && req->backend == CHOOSE_SYSCALL)
+		argp_error(state, "--no-signal goes with --backend=ptrace or auto");
+}
+
+/* The whole command line read: what a request cannot go without. */
+static void check_request(struct argp_state *state)
+{
+	struct request *req = state->input;
+	char why[256];
+
+	if (options_merge_pids(req->pids, &req->npids, why, sizeof(why)) < 0)
+		argp_error(state, "%s", why);
+	check_combinations(state);
+	if (req->mode < 0 && !req->show)
+		argp_error(state, "no policy given (one of --interleave, --weighted-interleave, "
+			   "--membind, --preferred, --preferred-many, --localalloc, --default; or --show)");
+	if (req->npids == 0 && !req->cgroup && !req->unit)
+		argp_error(state, "no target given (-p PID, --cgroup=PATH or --unit=NAME)");
+	if (req->nodes_arg && req->nodes_arg[0] == '+')
+		argp_error(state, "'+NODES' (relative to the caller's cpuset) does not apply to "
+			   "another process; use --relative");
+}
+
+/* -h, --usage, -V; and what is no option: a word, the end. */
+static error_t program_option(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
 	case 'h':
 	case '?':
 		argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP);
@@ -444,57 +573,31 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case 'V':
 		fprintf(state->out_stream, "%s\n", argp_program_version);
 		exit(0);
-	case ARGP_KEY_ARG: {
-		struct pid_spec *as_pids = NULL;
-		size_t npids = 0;
-		char ignored[256];
-		bool pids = options_parse_pids(arg, &as_pids, &npids, ignored, sizeof(ignored)) == 0;
-
-		free(as_pids);
-		text_printable(arg, (size_t)-1, why, sizeof(why));
-		if (pids)	/* "--interleave=0 1234" */
-			argp_error(state, "unexpected argument '%s' (did you mean -p %s?)", why, why);
-		argp_error(state, "unexpected argument '%s'", why);
+	case ARGP_KEY_ARG:
+		reject_argument(arg, state);
 		break;
-	}
 	case ARGP_KEY_END:
-		if (options_merge_pids(req->pids, &req->npids, why, sizeof(why)) < 0)
-			argp_error(state, "%s", why);
-		if (req->show && req->mode >= 0)
-			argp_error(state, "--show reads the policy; it takes no policy option (%s)", req->mode_option);
-		if (req->show && (req->dry_run || req->mode_flags))
-			argp_error(state, "--show takes no --dry-run, --static, --relative or --balancing");
-		if ((req->show_columns || req->noheadings || req->raw) && (!req->show || req->json))
-			argp_error(state, "--output, --noheadings and --raw shape the --show table "
-				   "(not --json's document)");
-		if (req->rate && !req->migrate && !req->migrate_only)
-			argp_error(state, "--rate paces --migrate or --migrate-only");
-		if (req->migrate_shared && !req->migrate && !req->migrate_only)
-			argp_error(state, "--migrate-shared goes with --migrate or --migrate-only");
-		if (req->migrate && req->migrate_only)
-			argp_error(state, "--migrate and --migrate-only exclude each other");
-		if ((req->migrate || req->migrate_only) && (req->show || req->dry_run))
-			argp_error(state, "--migrate and --migrate-only do not go with --show or --dry-run");
-		if ((req->migrate || req->migrate_only) && req->mode >= 0 &&
-		    (req->mode == MPOL_LOCAL || req->mode == MPOL_DEFAULT))
-			argp_error(state, "%s has no nodes to move pages to", req->mode_option);
-		if (req->allow_seccomp && req->backend == CHOOSE_SYSCALL)
-			argp_error(state, "--allow-seccomp goes with --backend=ptrace or auto");
-		if (req->no_signal && req->backend == CHOOSE_SYSCALL)
-			argp_error(state, "--no-signal goes with --backend=ptrace or auto");
-		if (req->mode < 0 && !req->show)
-			argp_error(state, "no policy given (one of --interleave, --weighted-interleave, "
-				   "--membind, --preferred, --preferred-many, --localalloc, --default; or --show)");
-		if (req->npids == 0 && !req->cgroup && !req->unit)
-			argp_error(state, "no target given (-p PID, --cgroup=PATH or --unit=NAME)");
-		if (req->nodes_arg && req->nodes_arg[0] == '+')
-			argp_error(state, "'+NODES' (relative to the caller's cpuset) does not apply to "
-				   "another process; use --relative");
+		check_request(state);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+static error_t parse_option(int key, char *arg, struct argp_state *state)
+{
+	static error_t (*const groups[])(int, char *, struct argp_state *) = {
+		target_option, policy_option, migrate_option, how_option, output_option, program_option,
+	};
+
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		error_t r = groups[i](key, arg, state);
+
+		if (r != ARGP_ERR_UNKNOWN)
+			return r;
+	}
+	return ARGP_ERR_UNKNOWN;
 }
 
 static const char doc[] =
