@@ -112,135 +112,192 @@ static enum action action_of(const struct request *req)
 	return req->dry_run ? ACTION_DRY_RUN : ACTION_SET;
 }
 
-int main(int argc, char **argv)
-{
-	struct request req;
-	struct policy policy = { 0 };
-	struct setter setter = { .nr = -1 };
-	struct run run = { 0 };
-	const struct task_visitor visitor = { .tasks = on_tasks, .process_done = on_process_done, .arg = &run };
-	char policy_text[1200];
+/* What main works out before the first target: the run's settings. */
+struct setup {
 	enum action action;
-	enum backend backend = BACKEND_SYSCALL;
-	char backend_why[300] = "";
-	struct show_table *table = NULL;
+	struct policy policy;
+	char policy_text[1200];
+	struct setter setter;
+	enum backend backend;
+	char backend_why[300];
+	bool show_path;			/* --show's PATH column can be foreseen */
+	struct show_table *table;	/* --show without --json, until the report takes it */
 	char unit_dir[4096];
-	bool all_threads, walked = false;
-	int status = EXIT_NONE_APPLIED;
+};
 
-	output_init();
-	options_parse(argc, argv, &req);
-	action = action_of(&req);
-	interrupt_catch();
+/* --unit as its cgroup; the cgroup checked.  -1 after one line on stderr. */
+static int resolve_cgroup(struct request *req, struct setup *su)
+{
+	char why[400];
 
-	if (req.unit) {
-		char why[400];
-
-		if (cgroup_of_unit(req.unit, unit_dir, sizeof(unit_dir), why, sizeof(why)) < 0) {
+	if (req->unit) {
+		if (cgroup_of_unit(req->unit, su->unit_dir, sizeof(su->unit_dir), why, sizeof(why)) < 0) {
 			char name[300];
 
 			fprintf(stderr, "pidmempolicy: --unit=%s: %s\n",
-				text_printable(req.unit, (size_t)-1, name, sizeof(name)), why);
-			goto out;
+				text_printable(req->unit, (size_t)-1, name, sizeof(name)), why);
+			return -1;
 		}
-		req.cgroup = unit_dir;
+		req->cgroup = su->unit_dir;
 	}
-	if (req.cgroup) {
-		char why[200];
+	if (req->cgroup && cgroup_check(req->cgroup, why, sizeof(why)) < 0) {
+		fprintf(stderr, "pidmempolicy: %s is not a cgroup v2 directory (%s)\n", req->cgroup, why);
+		return -1;
+	}
+	return 0;
+}
 
-		if (cgroup_check(req.cgroup, why, sizeof(why)) < 0) {
-			fprintf(stderr, "pidmempolicy: %s is not a cgroup v2 directory (%s)\n", req.cgroup, why);
-			goto out;
-		}
-	}
-	if (action == ACTION_SHOW && !req.json) {
-		char why[200];
-		int max_node = numa_max_node();
+/* --show's table, its columns checked before any target is read. */
+static int open_table(const struct request *req, struct setup *su)
+{
+	char why[200];
+	int max_node;
 
-		table = show_new(req.show_view, req.show_columns, req.noheadings, req.raw,
-				 max_node > 0 ? (unsigned int)max_node : 0, why, sizeof(why));
-		if (!table) {
-			fprintf(stderr, "pidmempolicy: %s\n", why);
-			goto out;
-		}
+	if (su->action != ACTION_SHOW || req->json)
+		return 0;
+	max_node = numa_max_node();
+	su->table = show_new(req->show_view, req->show_columns, req->noheadings, req->raw,
+			     max_node > 0 ? (unsigned int)max_node : 0, why, sizeof(why));
+	if (!su->table) {
+		fprintf(stderr, "pidmempolicy: %s\n", why);
+		return -1;
 	}
-	if (action != ACTION_SHOW) {
-		if (policy_from_request(&req, &policy) < 0)
-			goto out;
-		if (policy_format(&policy, policy_text, sizeof(policy_text)) < 0) {
-			fprintf(stderr, "pidmempolicy: node list too long to print\n");
-			goto out;
-		}
-	}
-	if (action == ACTION_SET || action == ACTION_DRY_RUN) {
-		if (choose_backend(&req, &setter, &backend, backend_why, sizeof(backend_why)) < 0) {
-			if (action == ACTION_SET) {
-				fprintf(stderr, "pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): %s "
-					"(--backend=ptrace works without it)\n", setter.why);
-				status = EXIT_NOT_PROVIDED;
-				goto out;
-			}
-			fprintf(stderr, "pidmempolicy: note: this kernel does not provide pidfd_set_mempolicy(2) "
-				"(%s); a real run would exit %d\n", setter.why, EXIT_NOT_PROVIDED);
-		}
-	}
+	return 0;
+}
 
-	/* a syscall backend required and missing: a run sets nothing, each
-	 * thread's PATH is "-" */
-	if (action == ACTION_SHOW && table && show_has_path(table))
-		run.applier.show_path = choose_backend(&req, &setter, &backend, backend_why,
-						       sizeof(backend_why)) == 0;
-	run.applier.action = action;
-	run.applier.setter = &setter;
-	run.applier.policy = action == ACTION_SHOW ? NULL : &policy;
-	run.applier.migrate = req.migrate;
-	run.applier.spreading.rate = req.rate;
-	run.applier.spreading.shared = req.migrate_shared;
-	run.applier.spreading.progress = report_progress;
-	run.applier.spreading.arg = &run.report;
-	run.applier.backend = backend;
-	run.applier.allow_seccomp = req.allow_seccomp;
-	run.applier.no_signal = req.no_signal;
-	run.applier.read_before = req.verbose || req.json || action == ACTION_DRY_RUN;
-	report_init(&run.report, stdout, stderr, action, req.verbose, req.json,
-		    action == ACTION_SHOW ? NULL : policy_text);
-	if (action == ACTION_SET || action == ACTION_DRY_RUN)
-		report_backend(&run.report, backend == BACKEND_PTRACE ? "ptrace" : "syscall", backend_why);
-	if (action == ACTION_SHOW) {
-		/* the report owns the table from here */
-		int shown = report_show(&run.report, table, req.show_view);
+/* The policy and its text for the report; none for --show. */
+static int resolve_policy(const struct request *req, struct setup *su)
+{
+	if (su->action == ACTION_SHOW)
+		return 0;
+	if (policy_from_request(req, &su->policy) < 0)
+		return -1;
+	if (policy_format(&su->policy, su->policy_text, sizeof(su->policy_text)) < 0) {
+		fprintf(stderr, "pidmempolicy: node list too long to print\n");
+		return -1;
+	}
+	return 0;
+}
 
-		table = NULL;
+/* The backend of a run that sets or foresees, or the one --show's PATH
+ * column foresees.  EXIT_NOT_PROVIDED when a run that sets required the
+ * syscall and the kernel lacks it (a dry run only says what a real run
+ * would do), else 0. */
+static int resolve_backend(const struct request *req, struct setup *su)
+{
+	if (su->action == ACTION_SHOW) {
+		/* a syscall backend required and missing: a run sets
+		 * nothing, each thread's PATH is "-" */
+		if (su->table && show_has_path(su->table))
+			su->show_path = choose_backend(req, &su->setter, &su->backend, su->backend_why,
+						       sizeof(su->backend_why)) == 0;
+		return 0;
+	}
+	if (su->action == ACTION_MIGRATE ||
+	    choose_backend(req, &su->setter, &su->backend, su->backend_why, sizeof(su->backend_why)) == 0)
+		return 0;
+	if (su->action == ACTION_SET) {
+		fprintf(stderr, "pidmempolicy: this kernel does not provide pidfd_set_mempolicy(2): %s "
+			"(--backend=ptrace works without it)\n", su->setter.why);
+		return EXIT_NOT_PROVIDED;
+	}
+	fprintf(stderr, "pidmempolicy: note: this kernel does not provide pidfd_set_mempolicy(2) "
+		"(%s); a real run would exit %d\n", su->setter.why, EXIT_NOT_PROVIDED);
+	return 0;
+}
+
+static void applier_init(struct applier *a, const struct request *req, struct setup *su, struct report *r)
+{
+	a->action = su->action;
+	a->setter = &su->setter;
+	a->policy = su->action == ACTION_SHOW ? NULL : &su->policy;
+	a->show_path = su->show_path;
+	a->migrate = req->migrate;
+	a->spreading.rate = req->rate;
+	a->spreading.shared = req->migrate_shared;
+	a->spreading.progress = report_progress;
+	a->spreading.arg = r;
+	a->backend = su->backend;
+	a->allow_seccomp = req->allow_seccomp;
+	a->no_signal = req->no_signal;
+	a->read_before = req->verbose || req->json || su->action == ACTION_DRY_RUN;
+}
+
+/* The report's head: the policy, the backend, --show's table (which the
+ * report owns from here).  -1 when the table could not be begun. */
+static int begin_report(const struct request *req, struct setup *su, struct report *r)
+{
+	report_init(r, stdout, stderr, su->action, req->verbose, req->json,
+		    su->action == ACTION_SHOW ? NULL : su->policy_text);
+	if (su->action == ACTION_SET || su->action == ACTION_DRY_RUN)
+		report_backend(r, su->backend == BACKEND_PTRACE ? "ptrace" : "syscall", su->backend_why);
+	if (su->action == ACTION_SHOW) {
+		int shown = report_show(r, su->table, req->show_view);
+
+		su->table = NULL;
 		if (shown < 0)
-			goto out;
+			return -1;
 	}
-	report_begin(&run.report);
-	/* pages belong to the process: --migrate-only needs no thread; a
-	 * process's row counts every thread */
-	all_threads = (req.all_threads && action != ACTION_MIGRATE) ||
-		      (action == ACTION_SHOW && req.show_view == SHOW_PROCESSES);
-	for (size_t i = 0; i < req.npids; i++) {
-		if (targets_walk(&req.pids[i], all_threads, &visitor) < 0) {
+	report_begin(r);
+	return 0;
+}
+
+/* Every -p, then the cgroup's processes, through the visitor. */
+static void walk_targets(const struct request *req, bool all_threads, const struct task_visitor *visitor,
+			 struct report *r)
+{
+	for (size_t i = 0; i < req->npids; i++) {
+		if (targets_walk(&req->pids[i], all_threads, visitor) < 0) {
 			char what[96];
 
 			snprintf(what, sizeof(what), "out of memory while listing threads of pid %d",
-				 (int)req.pids[i].pid);
-			report_failure(&run.report, what);
+				 (int)req->pids[i].pid);
+			report_failure(r, what);
 		}
 	}
-	if (req.cgroup) {
-		long found = cgroup_walk(req.cgroup, req.pids, req.npids, all_threads, &visitor);
+	if (req->cgroup) {
+		long found = cgroup_walk(req->cgroup, req->pids, req->npids, all_threads, visitor);
 		char what[4200];
 
 		if (found < 0)
 			snprintf(what, sizeof(what), "cannot list the processes of cgroup %s: %s",
-				 req.cgroup, strerror(errno));
+				 req->cgroup, strerror(errno));
 		else if (found == 0 && !interrupt_signal())
 			snprintf(what, sizeof(what), "cgroup %s has no processes (nor has any cgroup below it)",
-				 req.cgroup);
+				 req->cgroup);
 		if (found < 0 || (found == 0 && !interrupt_signal()))
-			report_failure(&run.report, what);
+			report_failure(r, what);
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct request req;
+	struct setup su = { .setter.nr = -1, .backend = BACKEND_SYSCALL };
+	struct run run = { 0 };
+	const struct task_visitor visitor = { .tasks = on_tasks, .process_done = on_process_done, .arg = &run };
+	bool all_threads, walked = false;
+	int status = EXIT_NONE_APPLIED, refused;
+
+	output_init();
+	options_parse(argc, argv, &req);
+	su.action = action_of(&req);
+	interrupt_catch();
+
+	if (resolve_cgroup(&req, &su) < 0 || open_table(&req, &su) < 0 || resolve_policy(&req, &su) < 0)
+		goto out;
+	if ((refused = resolve_backend(&req, &su)) != 0) {
+		status = refused;
+		goto out;
+	}
+	applier_init(&run.applier, &req, &su, &run.report);
+	if (begin_report(&req, &su, &run.report) < 0)
+		goto out;
+	/* pages belong to the process: --migrate-only needs no thread; a
+	 * process's row counts every thread */
+	all_threads = (req.all_threads && su.action != ACTION_MIGRATE) ||
+		      (su.action == ACTION_SHOW && req.show_view == SHOW_PROCESSES);
+	walk_targets(&req, all_threads, &visitor, &run.report);
 	/* a signal caught from here on comes too late to stop anything */
 	walked = true;
 	if (interrupt_signal())
@@ -249,11 +306,11 @@ int main(int argc, char **argv)
 	/* What a run changed stays changed whatever became of its lines: its
 	 * status still says so.  A run that changes nothing has only its
 	 * output to give. */
-	if (!output_close() && (action == ACTION_SHOW || action == ACTION_DRY_RUN))
+	if (!output_close() && (su.action == ACTION_SHOW || su.action == ACTION_DRY_RUN))
 		status = EXIT_NONE_APPLIED;
 out:
-	show_free(table);
-	policy_release(&policy);
+	show_free(su.table);
+	policy_release(&su.policy);
 	options_release(&req);
 	if (!walked || run.report.signal)
 		interrupt_die();
