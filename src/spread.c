@@ -402,147 +402,217 @@ static void plan_batch(struct pass *p, int round, int nnodes, long *excess, long
 	}
 }
 
+/* One run over a process: its mappings, the batch in hand, the counts
+ * and the plan, and the clock the rate keeps to. */
+struct run {
+	pid_t pid;
+	const struct spread_options *opt;
+	struct spread_result *res;
+	struct ranges rs;
+	struct pass *p;
+	int nnodes;
+	long *count, *excess, *deficit;
+	struct timespec t0;
+};
+
+enum { RUN_ERROR = -1, RUN_OK = 0, RUN_INTERRUPTED = 1 };
+
+/* The mappings whose pages move, and /proc/PID/pagemap for mark_huge. */
+static int read_ranges(struct run *r)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)r->pid);
+	r->rs.shared = r->opt->shared;
+	if (procfs_each_line(path, maps_line, &r->rs) < 0)
+		return -1;
+	if (r->rs.shared) {
+		snprintf(path, sizeof(path), "/proc/%d/numa_maps", (int)r->pid);
+		if (procfs_each_line(path, numa_maps_known, &r->rs) < 0)
+			return -1;
+		keep_known(&r->rs);
+	}
+	if (r->p->block > 1) {
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)r->pid);
+		r->p->pagemap = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	return 0;
+}
+
+static int run_begin(struct run *r)
+{
+	r->nnodes = numa_max_node() + 1;
+	if (r->nnodes > SPREAD_MAX_NODES)
+		r->nnodes = SPREAD_MAX_NODES;	/* no machine has more yet; the rest is not counted */
+	r->res->nnodes = r->nnodes;
+	r->p = calloc(1, sizeof(*r->p));
+	r->count = calloc((size_t)r->nnodes * 3, sizeof(long));
+	if (!r->p || !r->count) {
+		errno = ENOMEM;
+		return -1;
+	}
+	r->excess = r->count + r->nnodes;
+	r->deficit = r->count + 2 * r->nnodes;
+	r->p->page_size = sysconf(_SC_PAGESIZE);
+	r->p->block = huge_block(r->p->page_size);
+	if (r->p->block > BATCH)	/* 64 KiB pages: 512 MiB huge pages, planned page by page */
+		r->p->block = 1;
+	r->p->pagemap = -1;
+	return read_ranges(r);
+}
+
+static void run_end(struct run *r)
+{
+	if (r->p && r->p->pagemap >= 0)
+		(void)close(r->p->pagemap);
+	free(r->rs.r);
+	free(r->count);
+	free(r->p);
+}
+
+/* The next batch of the range from *a on.  A batch ends on a huge page's
+ * boundary, so that none is planned in two halves. */
+static void fill_batch(struct pass *p, const struct range *rg, uintptr_t *a)
+{
+	uintptr_t bytes = p->block * (uintptr_t)p->page_size;
+	uintptr_t stop = *a + BATCH * (uintptr_t)p->page_size;
+
+	if (stop / bytes * bytes > *a)
+		stop = stop / bytes * bytes;
+	p->n = 0;
+	while (*a < rg->end && *a < stop) {
+		p->pages[p->n++] = (void *)*a;
+		*a += (uintptr_t)p->page_size;
+	}
+}
+
+static void count_batch(struct run *r)
+{
+	for (size_t j = 0; j < r->p->n; j++)
+		if (r->p->status[j] >= 0 && r->p->status[j] < r->nnodes) {
+			r->count[r->p->status[j]]++;
+			r->res->pages++;
+		}
+}
+
+/* After pass 0: each node's excess and deficit, the pages to move. */
+static void plan_run(struct run *r, const struct bitmask *set)
+{
+	spread_plan(r->count, r->nnodes, set, r->opt->weights, r->excess, r->deficit);
+	for (int n = 0; n < r->nnodes; n++) {
+		r->res->before[n] = r->res->after[n] = r->count[n];
+		r->res->to_move += r->excess[n];
+	}
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+}
+
+/* Count where the moved pages went.  A positive count from move_pages:
+ * that many pages failed to migrate, and the statuses need not say which.
+ * EBUSY: pinned, or the rest of a huge page whose first page took it
+ * along.  Either way, ask where they are now. */
+static int account_moves(struct run *r, long moved)
+{
+	struct pass *p = r->p;
+	bool requery = moved > 0;
+
+	for (size_t j = 0; j < p->m && !requery; j++)
+		requery = p->got[j] == -EBUSY;
+	if (requery && query(r->pid, p->m, p->mv, p->got) < 0)
+		return -1;
+	for (size_t j = 0; j < p->m; j++) {
+		if (requery && p->got[j] >= 0 && p->got[j] != p->to[j])
+			p->got[j] = -EBUSY;
+		if (p->got[j] == p->to[j]) {
+			r->res->moved++;
+			r->res->after[p->was[j]]--;
+			r->res->after[p->to[j]]++;
+		} else {
+			r->res->not_moved++;
+			count_reason(r->res, p->got[j] < 0 ? -p->got[j] : EIO);
+		}
+	}
+	return 0;
+}
+
+/* Plan the batch's moves (round `pass`), keep to the rate, move them. */
+static int move_batch(struct run *r, int pass)
+{
+	struct pass *p = r->p;
+	long moved;
+
+	mark_huge(p);
+	plan_batch(p, pass, r->nnodes, r->excess, r->deficit);
+	if (p->m == 0)
+		return RUN_OK;
+	pace(r->opt->rate, (unsigned long long)(r->res->moved + r->res->not_moved) *
+	     (unsigned long long)p->page_size, &r->t0);
+	if (interrupt_signal())
+		return RUN_INTERRUPTED;
+	moved = numa_move_pages(r->pid, (unsigned long)p->m, p->mv, p->to, p->got,
+				r->opt->shared ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE);
+	if (moved < 0 || account_moves(r, moved) < 0)
+		return RUN_ERROR;
+	if (r->opt->progress) {
+		struct spread_progress progress = {
+			.pid = r->pid,
+			.done = r->res->moved + r->res->not_moved,
+			.total = r->res->to_move,
+			.seconds = seconds_since(&r->t0),
+		};
+
+		r->opt->progress(&progress, r->opt->arg);
+	}
+	return RUN_OK;
+}
+
+/* One pass over every range, batch by batch: pass 0 counts, the others
+ * move.  A page the target freed or faulted meanwhile is only a miscount. */
+static int run_pass(struct run *r, int pass)
+{
+	for (size_t i = 0; i < r->rs.n; i++) {
+		for (uintptr_t a = r->rs.r[i].start; a < r->rs.r[i].end;) {
+			int st;
+
+			fill_batch(r->p, &r->rs.r[i], &a);
+			if (interrupt_signal())
+				return RUN_INTERRUPTED;
+			if (query(r->pid, r->p->n, r->p->pages, r->p->status) < 0)
+				return RUN_ERROR;
+			if (pass == 0) {
+				count_batch(r);
+				continue;
+			}
+			st = move_batch(r, pass);
+			if (st != RUN_OK)
+				return st;
+		}
+	}
+	return RUN_OK;
+}
+
 int spread_process(pid_t pid, const struct bitmask *set, const struct spread_options *opt,
 		   struct spread_result *res)
 {
-	struct ranges rs = { 0 };
-	struct pass *p = calloc(1, sizeof(*p));
-	int nnodes = numa_max_node() + 1;
-	long *count = calloc((size_t)nnodes * 3, sizeof(long));
-	long *excess = count + nnodes, *deficit = count + 2 * nnodes;
-	struct spread_progress progress = { .pid = pid };
-	struct timespec t0 = { 0 };
-	char path[64];
-	int ret = -1;
+	struct run r = { .pid = pid, .opt = opt, .res = res };
+	int st = RUN_OK;
 
 	memset(res, 0, sizeof(*res));
-	if (nnodes > SPREAD_MAX_NODES)
-		nnodes = SPREAD_MAX_NODES;	/* no machine has more yet; the rest is not counted */
-	res->nnodes = nnodes;
-	if (!p || !count) {
-		errno = ENOMEM;
-		goto out;
-	}
-	p->page_size = sysconf(_SC_PAGESIZE);
-	p->block = huge_block(p->page_size);
-	if (p->block > BATCH)	/* 64 KiB pages: 512 MiB huge pages, planned page by page */
-		p->block = 1;
-	p->pagemap = -1;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	rs.shared = opt->shared;
-	if (procfs_each_line(path, maps_line, &rs) < 0)
-		goto out;
-	if (rs.shared) {
-		snprintf(path, sizeof(path), "/proc/%d/numa_maps", (int)pid);
-		if (procfs_each_line(path, numa_maps_known, &rs) < 0)
-			goto out;
-		keep_known(&rs);
-	}
-	if (p->block > 1) {
-		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
-		p->pagemap = open(path, O_RDONLY | O_CLOEXEC);
-	}
+	if (run_begin(&r) < 0)
+		st = RUN_ERROR;
 	/* pass 0 counts where the pages are, passes 1-3 move the excess
-	 * (plan_batch's rounds; without huge pages, pass 2 alone); a page
-	 * the target freed or faulted meanwhile is only a miscount */
-	for (int pass = 0; pass < 4; pass++) {
-		if (pass != 0 && pass != 2 && p->block <= 1)
+	 * (plan_batch's rounds; without huge pages, pass 2 alone) */
+	for (int pass = 0; pass < 4 && st == RUN_OK; pass++) {
+		if (pass != 0 && pass != 2 && r.p->block <= 1)
 			continue;
-		if (pass != 0 && roomiest(nnodes, deficit) < 0)
+		if (pass != 0 && roomiest(r.nnodes, r.deficit) < 0)
 			break;	/* every share met: a pass would only query */
-		for (size_t i = 0; i < rs.n; i++) {
-			for (uintptr_t a = rs.r[i].start; a < rs.r[i].end;) {
-				/* a batch ends on a huge page's boundary, so that
-				 * none is planned in two halves */
-				uintptr_t bytes = p->block * (uintptr_t)p->page_size;
-				uintptr_t stop = a + BATCH * (uintptr_t)p->page_size;
-
-				if (stop / bytes * bytes > a)
-					stop = stop / bytes * bytes;
-				p->n = 0;
-				while (a < rs.r[i].end && a < stop) {
-					p->pages[p->n++] = (void *)a;
-					a += (uintptr_t)p->page_size;
-				}
-				if (interrupt_signal()) {
-					res->interrupted = true;
-					ret = 0;
-					goto out;
-				}
-				if (query(pid, p->n, p->pages, p->status) < 0)
-					goto out;
-				if (pass == 0) {
-					for (size_t j = 0; j < p->n; j++)
-						if (p->status[j] >= 0 && p->status[j] < nnodes) {
-							count[p->status[j]]++;
-							res->pages++;
-						}
-					continue;
-				}
-				mark_huge(p);
-				plan_batch(p, pass, nnodes, excess, deficit);
-				if (p->m == 0)
-					continue;
-				pace(opt->rate, (unsigned long long)(res->moved + res->not_moved) *
-				     (unsigned long long)p->page_size, &t0);
-				if (interrupt_signal()) {
-					res->interrupted = true;
-					ret = 0;
-					goto out;
-				}
-				long r = numa_move_pages(pid, (unsigned long)p->m, p->mv, p->to, p->got,
-							 opt->shared ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE);
-
-				if (r < 0)
-					goto out;
-				/* A positive count: that many pages failed to
-				 * migrate, and the statuses need not say which.
-				 * EBUSY: pinned, or the rest of a huge page whose
-				 * first page took it along.  Either way, ask where
-				 * they are now. */
-				bool requery = r > 0;
-
-				for (size_t j = 0; j < p->m && !requery; j++)
-					requery = p->got[j] == -EBUSY;
-				if (requery && query(pid, p->m, p->mv, p->got) < 0)
-					goto out;
-				for (size_t j = 0; j < p->m; j++) {
-					if (requery && p->got[j] >= 0 && p->got[j] != p->to[j])
-						p->got[j] = -EBUSY;
-					if (p->got[j] == p->to[j]) {
-						res->moved++;
-						res->after[p->was[j]]--;
-						res->after[p->to[j]]++;
-					} else {
-						res->not_moved++;
-						count_reason(res, p->got[j] < 0 ? -p->got[j] : EIO);
-					}
-				}
-				if (opt->progress) {
-					progress.done = res->moved + res->not_moved;
-					progress.total = res->to_move;
-					progress.seconds = seconds_since(&t0);
-					opt->progress(&progress, opt->arg);
-				}
-			}
-		}
-		if (pass == 0) {
-			spread_plan(count, nnodes, set, opt->weights, excess, deficit);
-			for (int n = 0; n < nnodes; n++) {
-				res->before[n] = res->after[n] = count[n];
-				res->to_move += excess[n];
-			}
-			clock_gettime(CLOCK_MONOTONIC, &t0);
-		}
+		st = run_pass(&r, pass);
+		if (st == RUN_OK && pass == 0)
+			plan_run(&r, set);
 	}
-	ret = 0;
-out:
-	if (ret < 0)
+	res->interrupted = st == RUN_INTERRUPTED;
+	if (st == RUN_ERROR)
 		res->err = errno ? errno : EIO;
-	if (p && p->pagemap >= 0)
-		(void)close(p->pagemap);
-	free(rs.r);
-	free(count);
-	free(p);
-	return ret;
+	run_end(&r);
+	return st == RUN_ERROR ? -1 : 0;
 }
