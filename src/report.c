@@ -436,9 +436,58 @@ void report_note(struct report *r, const char *text)
 	}
 }
 
+static void report_applied(struct report *r, const struct outcome *o, const char *name)
+{
+	char before[300], path[160];
+
+	r->applied++;
+	if (r->verbose && !r->json && r->action == ACTION_SET)
+		fprintf(r->out, "set %s to %s%s%s\n", name, r->policy_text,
+			before_text(o, before, sizeof(before)), path_text(o, path, sizeof(path)));
+	if (o->interrupted) {
+		char note[REPORT_NAME_SIZE + 120];
+
+		snprintf(note, sizeof(note), "%s: the signal ended a system call it had just entered "
+			 "(EINTR)", name);
+		report_note(r, note);
+	}
+	report_migration(r, &o->migration, name);
+}
+
+/* One line on stderr per failed thread; a frozen cgroup holds the whole
+ * process, so one line says it for all of its threads. */
+static void report_failed(struct report *r, const struct task_handle *h, const struct outcome *o,
+			  char *name, const char *why)
+{
+	r->failed++;
+	if (o->failure == FAIL_FROZEN && r->frozen_named == h->pid)
+		return;
+	if (o->failure == FAIL_FROZEN) {
+		struct task_handle process = *h;
+
+		process.per_thread = false;
+		report_task_name(&process, name, REPORT_NAME_SIZE);
+		r->frozen_named = h->pid;
+	}
+	switch (r->action) {
+	case ACTION_SET:
+		fprintf(r->err, "pidmempolicy: failed to set %s: %s\n", name, why);
+		break;
+	case ACTION_DRY_RUN:
+		fprintf(r->err, "pidmempolicy: would fail to set %s: %s\n", name, why);
+		break;
+	case ACTION_SHOW:
+		fprintf(r->err, "pidmempolicy: failed to read %s: %s\n", name, why);
+		break;
+	case ACTION_MIGRATE:
+		fprintf(r->err, "pidmempolicy: failed to move the pages of %s: %s\n", name, why);
+		break;
+	}
+}
+
 void report_task(struct report *r, struct task_handle *h, const struct outcome *o)
 {
-	char name[REPORT_NAME_SIZE], why[1024], before[300], path[160];
+	char name[REPORT_NAME_SIZE], why[1024], path[160];
 
 	/* the name costs a read of /proc: only when a line says it */
 	name[0] = '\0';
@@ -446,19 +495,11 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 	    (r->verbose && !r->json) || o->migration.moved || o->migration.err || o->migration.not_moved)
 		report_task_name(h, name, sizeof(name));
 	why[0] = '\0';
+	if (o->kind == OUTCOME_GONE || o->kind == OUTCOME_FAILED)
+		report_reason(h, o, why, sizeof(why));
 	switch (o->kind) {
 	case OUTCOME_APPLIED:
-		r->applied++;
-		if (r->verbose && !r->json && r->action == ACTION_SET)
-			fprintf(r->out, "set %s to %s%s%s\n", name, r->policy_text,
-				before_text(o, before, sizeof(before)), path_text(o, path, sizeof(path)));
-		if (o->interrupted) {
-			char note[REPORT_NAME_SIZE + 120];
-
-			snprintf(note, sizeof(note), "%s: the signal ended a system call it had just entered "
-				 "(EINTR)", name);
-			report_note(r, note);
-		}
+		report_applied(r, o, name);
 		break;
 	case OUTCOME_WOULD_APPLY:
 		r->applied++;
@@ -472,42 +513,14 @@ void report_task(struct report *r, struct task_handle *h, const struct outcome *
 		break;
 	case OUTCOME_GONE:
 		r->gone++;
-		report_reason(h, o, why, sizeof(why));
 		if (r->verbose && !r->json)
 			fprintf(r->out, "%s exited before it could be %s\n", name,
 				r->action == ACTION_SHOW ? "read" : "set");
 		break;
 	case OUTCOME_FAILED:
-		r->failed++;
-		report_reason(h, o, why, sizeof(why));
-		/* a frozen cgroup holds the whole process: one line says it */
-		if (o->failure == FAIL_FROZEN && r->frozen_named == h->pid)
-			break;
-		if (o->failure == FAIL_FROZEN) {
-			struct task_handle process = *h;
-
-			process.per_thread = false;
-			report_task_name(&process, name, sizeof(name));
-			r->frozen_named = h->pid;
-		}
-		switch (r->action) {
-		case ACTION_SET:
-			fprintf(r->err, "pidmempolicy: failed to set %s: %s\n", name, why);
-			break;
-		case ACTION_DRY_RUN:
-			fprintf(r->err, "pidmempolicy: would fail to set %s: %s\n", name, why);
-			break;
-		case ACTION_SHOW:
-			fprintf(r->err, "pidmempolicy: failed to read %s: %s\n", name, why);
-			break;
-		case ACTION_MIGRATE:
-			fprintf(r->err, "pidmempolicy: failed to move the pages of %s: %s\n", name, why);
-			break;
-		}
+		report_failed(r, h, o, name, why);
 		break;
 	}
-	if (o->kind == OUTCOME_APPLIED)
-		report_migration(r, &o->migration, name);
 	if (r->json)
 		json_task(r, h, o, why[0] ? why : NULL);
 }
@@ -544,55 +557,53 @@ static void report_interruption(const struct report *r)
 		r->unreached, left[r->action]);
 }
 
-int report_finish(struct report *r)
+static int exit_status(const struct report *r)
 {
-	int status;
-
 	if (r->signal)
-		status = 128 + r->signal;	/* what the shell sees of a death by it */
-	else if (r->failed == 0 && r->applied > 0)
-		status = EXIT_ALL_APPLIED;
-	else if (r->applied > 0)
-		status = EXIT_PARTIAL;
+		return 128 + r->signal;	/* what the shell sees of a death by it */
+	if (r->failed == 0 && r->applied > 0)
+		return EXIT_ALL_APPLIED;
+	return r->applied > 0 ? EXIT_PARTIAL : EXIT_NONE_APPLIED;
+}
+
+/* The document's tail: the processes and notes kept aside, the totals. */
+static void json_finish(struct report *r, int status)
+{
+	fputs("],\"processes\":", r->out);
+	if (r->processes && fflush(r->processes) == 0)
+		fprintf(r->out, "[%.*s]", (int)r->processes_len, r->processes_text);
 	else
-		status = EXIT_NONE_APPLIED;
-
-	if (r->tally)
-		report_process_done(r, r->tally->pid);
-	if (r->table && show_print(r->table, r->out) < 0)
-		fprintf(r->err, "pidmempolicy: cannot print the table\n");
-	if (r->json) {
-		fputs("],\"processes\":", r->out);
-		if (r->processes && fflush(r->processes) == 0)
-			fprintf(r->out, "[%.*s]", (int)r->processes_len, r->processes_text);
-		else
-			fputs("null", r->out);
-		fputs(",\"notes\":[", r->out);
-		if (r->notes && fflush(r->notes) == 0)
-			fprintf(r->out, "%.*s", (int)r->notes_len, r->notes_text);
-		fputc(']', r->out);
-		fprintf(r->out, ",\"totals\":{\"done\":%lu,\"failed\":%lu,\"exited\":%lu,\"not_reached\":%lu}",
-			r->applied, r->failed, r->gone, r->signal ? r->unreached : 0);
-		if (r->signal)
-			fprintf(r->out, ",\"interrupted\":true,\"signal\":\"SIG%s\"", sigabbrev_np(r->signal));
-		else
-			fputs(",\"interrupted\":false,\"signal\":null", r->out);
-		fprintf(r->out, ",\"exit_status\":%d}\n", status);
-	} else if (r->verbose) {
-		/* the backend with the totals, so that each thread's line is
-		 * where it would be without it */
-		if (r->backend)
-			fprintf(r->out, "backend: %s (%s)\n", r->backend, r->backend_why);
-		if (r->action == ACTION_DRY_RUN)
-			fprintf(r->out, "%lu would be set, %lu would fail, %lu exited\n", r->applied,
-				r->failed, r->gone);
-		else
-			fprintf(r->out, "%lu %s, %lu failed, %lu exited\n", r->applied,
-				r->action == ACTION_SHOW ? "shown" : r->action == ACTION_MIGRATE ? "migrated" : "set",
-				r->failed, r->gone);
-	}
+		fputs("null", r->out);
+	fputs(",\"notes\":[", r->out);
+	if (r->notes && fflush(r->notes) == 0)
+		fprintf(r->out, "%.*s", (int)r->notes_len, r->notes_text);
+	fputc(']', r->out);
+	fprintf(r->out, ",\"totals\":{\"done\":%lu,\"failed\":%lu,\"exited\":%lu,\"not_reached\":%lu}",
+		r->applied, r->failed, r->gone, r->signal ? r->unreached : 0);
 	if (r->signal)
-		report_interruption(r);
+		fprintf(r->out, ",\"interrupted\":true,\"signal\":\"SIG%s\"", sigabbrev_np(r->signal));
+	else
+		fputs(",\"interrupted\":false,\"signal\":null", r->out);
+	fprintf(r->out, ",\"exit_status\":%d}\n", status);
+}
+
+/* -v: the backend with the totals, so that each thread's line is where
+ * it would be without it */
+static void verbose_totals(const struct report *r)
+{
+	if (r->backend)
+		fprintf(r->out, "backend: %s (%s)\n", r->backend, r->backend_why);
+	if (r->action == ACTION_DRY_RUN)
+		fprintf(r->out, "%lu would be set, %lu would fail, %lu exited\n", r->applied,
+			r->failed, r->gone);
+	else
+		fprintf(r->out, "%lu %s, %lu failed, %lu exited\n", r->applied,
+			r->action == ACTION_SHOW ? "shown" : r->action == ACTION_MIGRATE ? "migrated" : "set",
+			r->failed, r->gone);
+}
+
+static void report_free(struct report *r)
+{
 	if (r->processes)
 		fclose(r->processes);
 	free(r->processes_text);
@@ -603,5 +614,22 @@ int report_finish(struct report *r)
 	if (r->tally)
 		free(r->tally->kinds);
 	free(r->tally);
+}
+
+int report_finish(struct report *r)
+{
+	int status = exit_status(r);
+
+	if (r->tally)
+		report_process_done(r, r->tally->pid);
+	if (r->table && show_print(r->table, r->out) < 0)
+		fprintf(r->err, "pidmempolicy: cannot print the table\n");
+	if (r->json)
+		json_finish(r, status);
+	else if (r->verbose)
+		verbose_totals(r);
+	if (r->signal)
+		report_interruption(r);
+	report_free(r);
 	return status;
 }
